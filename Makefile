@@ -1,0 +1,204 @@
+# lfpoll: plain GNU make, no configure step.
+#
+#   make [all]            build the verbs binding, examples and benchmarks
+#   make check            header compile tests, Criterion suites, stress tests
+#   make check SANITIZE=address   the same under ASan+UBSan
+#   make check SANITIZE=thread    the stress programs under TSan (Criterion
+#                                 cannot start under TSan; see README)
+#   make bench            every benchmark side by side with its peers
+#   make install / uninstall / clean / docs
+#   V=1                   show the commands
+
+PREFIX     ?= /usr/local
+includedir ?= $(PREFIX)/include
+libdir     ?= $(PREFIX)/lib
+mandir     ?= $(PREFIX)/share/man
+pkgconfigdir ?= $(libdir)/pkgconfig
+DESTDIR    ?=
+
+VERSION    := 0.1.0
+
+CC         ?= cc
+CXX        ?= c++
+CFLAGS     ?= -O2 -g
+CXXFLAGS   ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+# Concurrency Kit headers only: lfpoll never links libck.
+CK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags ck 2>/dev/null)
+
+WARN       := -Wall -Wextra -Wpedantic -Werror
+override CFLAGS   += -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread -MMD -MP
+override CXXFLAGS += -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread
+override LDFLAGS  += -pthread
+
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+  B := build
+else ifeq ($(SANITIZE),address)
+  B := build-address
+  override CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  override LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(SANITIZE),thread)
+  B := build-thread
+  override CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
+  override LDFLAGS += -fsanitize=thread
+else
+  $(error SANITIZE must be address or thread)
+endif
+
+ifeq ($(V),1)
+  Q :=
+  say :=
+else
+  Q := @
+  say = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+HEADERS    := $(wildcard include/lfpoll/*.h)
+INTERNAL   := $(wildcard include/lfpoll/internal/*.h)
+
+# Debian packages each job needs (scripts/ensure-deps installs what is missing).
+DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev
+DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config
+ENSURE     := sh scripts/ensure-deps
+
+# ---------------------------------------------------------------- tests
+TEST_SRCS   := $(wildcard tests/test_*.c)
+STRESS_SRCS := $(wildcard tests/stress_*.c)
+TESTS       := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRCS))
+STRESSES    := $(patsubst tests/%.c,$(B)/tests/%,$(STRESS_SRCS))
+TEST_CFLAGS := -DLFP_STATS -Itests
+
+$(B)/tests/test_%: tests/test_%.c $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< -o $@ $(LDFLAGS) -lcriterion $(LDLIBS)
+
+$(B)/tests/stress_%: tests/stress_%.c $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+# Every public header compiled alone as C11 and as C++11, with gcc and clang.
+CLANG       ?= clang
+CLANGXX     ?= clang++
+COMPILE_C   := $(patsubst include/lfpoll/%.h,$(B)/compile/%.c.o,$(HEADERS))
+COMPILE_CXX := $(patsubst include/lfpoll/%.h,$(B)/compile/%.cxx.o,$(HEADERS))
+COMPILE_CLANG := $(patsubst include/lfpoll/%.h,$(B)/compile/%.clang.o,$(HEADERS)) \
+                 $(patsubst include/lfpoll/%.h,$(B)/compile/%.clangxx.o,$(HEADERS))
+
+$(B)/compile/%.c.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,C11,$<)
+	$(Q)$(CC) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+		-c tests/compile/one_header.c -o $@
+
+$(B)/compile/%.cxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,C++11,$<)
+	$(Q)$(CXX) -x c++ $(CXXFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+		-c tests/compile/one_header.c -o $@
+
+$(B)/compile/%.clang.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$<)
+	$(Q)$(CLANG) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+		-c tests/compile/one_header.c -o $@
+
+$(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG++,$<)
+	$(Q)$(CLANGXX) -x c++ -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+		-c tests/compile/one_header.c -o $@
+
+.PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
+	install uninstall clean docs stress
+
+all: $(B)/lfpoll.pc
+
+check-deps:
+	@$(ENSURE) $(DEPS_CHECK)
+
+check-compile: $(COMPILE_C) $(COMPILE_CXX) $(COMPILE_CLANG)
+
+ifeq ($(SANITIZE),thread)
+# Criterion's runner cannot start under TSan (its arena fails to map), so the
+# thread build runs the standalone stress programs, which carry the same
+# multi-threaded assertions.
+check-run: $(STRESSES)
+	@sh tests/run-tests $(STRESSES)
+else
+check-run: $(TESTS) $(STRESSES)
+	@sh tests/run-tests $(TESTS) $(STRESSES)
+endif
+
+check: check-deps
+	@$(MAKE) --no-print-directory check-compile
+	@$(MAKE) --no-print-directory check-run
+
+# The long form of the stress tests.
+stress: check-deps $(STRESSES)
+	@LFP_STRESS=long sh tests/run-tests $(STRESSES)
+
+# ---------------------------------------------------------------- bench
+BENCH_SRCS := $(filter-out bench/harness.c,$(wildcard bench/*.c))
+BENCHES    := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+BENCH_CFLAGS := -O2 -g -march=native -Ibench -DLFP_STATS
+DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
+FABRIC_LIBS := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
+
+$(B)/bench/%: bench/%.c bench/harness.c bench/harness.h $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(filter-out -O2 -g,$(CFLAGS)) $(BENCH_CFLAGS) $(BENCH_CFLAGS_$*) \
+		$< bench/harness.c -o $@ $(LDFLAGS) $(BENCH_LDLIBS_$*) -lm
+
+# Per-benchmark peers.
+BENCH_CFLAGS_ring := $(filter-out -include%,$(DPDK_CFLAGS)) -Wno-pedantic
+BENCH_LDLIBS_ring := -lrte_ring -lrte_eal
+BENCH_LDLIBS_eq   := $(FABRIC_LIBS)
+
+bench-deps:
+	@$(ENSURE) $(DEPS_BENCH)
+
+bench: bench-deps
+	@$(MAKE) --no-print-directory $(BENCHES)
+	@sh bench/run $(BENCHES)
+
+# ---------------------------------------------------------------- install
+$(B)/lfpoll.pc: lfpoll.pc.in Makefile
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@includedir@|$(includedir)|g' \
+		-e 's|@libdir@|$(libdir)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+MAN_SRCS := $(wildcard docs/man/*.md)
+MANS     := $(patsubst docs/man/%.md,$(B)/man/%,$(MAN_SRCS))
+
+$(B)/man/%: docs/man/%.md
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$@)
+	$(Q)pandoc -s -t man $< -o $@
+
+docs: $(MANS)
+
+install: all
+	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir)
+	install -m 644 $(HEADERS) $(DESTDIR)$(includedir)/lfpoll/
+	install -m 644 $(INTERNAL) $(DESTDIR)$(includedir)/lfpoll/internal/
+	install -m 644 $(B)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
+	@if [ -n "$(MANS)" ] && command -v pandoc >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory docs && \
+		install -d $(DESTDIR)$(mandir)/man3 && \
+		install -m 644 $(MANS) $(DESTDIR)$(mandir)/man3/; fi
+
+uninstall:
+	rm -rf $(DESTDIR)$(includedir)/lfpoll
+	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MANS)))
+
+clean:
+	rm -rf build build-address build-thread
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,193 @@
+/*
+ * lfpoll: errors, flags, enums and the object model shared by every header.
+ *
+ * Every call returns 0 or a count on success and a negative errno on failure.
+ * Three error values keep libfabric's numbers so that ported code keeps its
+ * constants: LFP_ETOOSMALL, LFP_EAVAIL and LFP_EOVERRUN.
+ */
+#ifndef LFPOLL_COMMON_H
+#define LFPOLL_COMMON_H
+
+/*
+ * lfpoll uses POSIX calls (clock_gettime, posix_memalign, condition-variable
+ * clocks).  Under a strict -std=c11 they are hidden unless a feature macro is
+ * set before the first system header; do it here when the includer set none,
+ * which works when an lfpoll header is included first.  Otherwise compile
+ * with -std=gnu11 or -D_POSIX_C_SOURCE=200809L.
+ */
+#if !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && \
+    !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
+#  define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#ifndef LFP_INLINE
+/* Every lfpoll call is static inline; override to add attributes. */
+#  define LFP_INLINE static inline
+#endif
+/*
+ * Only for the small internal helpers whose callers pass constant sizes
+ * (typed rings): inlining lets the compiler turn the copy into fixed moves.
+ */
+#ifndef LFP_FORCE_INLINE
+#  define LFP_FORCE_INLINE static inline __attribute__((always_inline))
+#endif
+
+#include "internal/atomic.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cache-line size, and the distance that keeps two hot fields from sharing
+ * an adjacent-line prefetch pair. */
+#define LFP_CACHELINE      64
+#define LFP_CACHELINE_PAIR 128
+
+/* lfpoll-specific error values (libfabric's numbers). */
+#define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */
+#define LFP_EAVAIL    259 /* an error entry is available: call readerr */
+#define LFP_EOVERRUN  268 /* the queue overran and is no longer usable */
+
+/* Flags (uint64_t). Values match libfabric's FI_ flags of the same name. */
+#define LFP_WRITE            (1ULL << 9)
+#define LFP_PEEK             (1ULL << 19)
+#define LFP_AFFINITY         (1ULL << 29)
+/* Extension: a full EQ returns -EAGAIN to the writer instead of overrunning. */
+#define LFP_EQ_BACKPRESSURE  (1ULL << 60)
+
+enum lfp_wait_obj {
+	LFP_WAIT_NONE,
+	LFP_WAIT_UNSPEC,
+	LFP_WAIT_SET,
+	LFP_WAIT_FD,
+	LFP_WAIT_MUTEX_COND,
+	LFP_WAIT_YIELD,
+	LFP_WAIT_POLLFD
+};
+
+/* Object classes.  Bindings use values from LFP_CLASS_BINDING up. */
+enum {
+	LFP_CLASS_EQ = 1,
+	LFP_CLASS_CQ,
+	LFP_CLASS_CNTR,
+	LFP_CLASS_WAIT,
+	LFP_CLASS_POLL,
+	LFP_CLASS_BINDING = 0x100
+};
+
+/* lfp_control commands. */
+enum {
+	LFP_GETWAIT = 1,  /* arg: int * (FD), struct lfp_mutex_cond * or struct lfp_wait_pollfd * */
+	LFP_GETWAITOBJ    /* arg: enum lfp_wait_obj * */
+};
+
+struct lfp_mutex_cond {
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+};
+
+/* The change_index-tracked array of pollfds (see pollfd.h). */
+struct lfp_wait_pollfd {
+	uint64_t change_index;
+	size_t nfds;
+	struct pollfd *fd;
+};
+
+struct lfp_fid;
+
+/*
+ * What every object class provides.  Bindings fill one of these to add a
+ * class that lfp_trywait, poll sets and wait sets can work with.
+ *   close    release the object; -EBUSY while still in use.
+ *   control  LFP_GETWAIT / LFP_GETWAITOBJ; -ENOSYS for others.
+ *   trywait  clear the object's notification, then re-check its sources:
+ *            0 when blocking is safe, -EAGAIN when work is pending.
+ *   ready    for poll sets: > 0 when the object has work, 0 when not
+ *            (NULL: the class cannot join a poll set).
+ */
+struct lfp_fid_ops {
+	int (*close)(struct lfp_fid *fid);
+	int (*control)(struct lfp_fid *fid, int command, void *arg);
+	int (*trywait)(struct lfp_fid *fid);
+	int (*ready)(struct lfp_fid *fid);
+};
+
+struct lfp_fid {
+	uint32_t fclass;
+	void *context;
+	const struct lfp_fid_ops *ops;
+};
+
+LFP_INLINE int lfp_close(struct lfp_fid *fid)
+{
+	if (!fid || !fid->ops || !fid->ops->close)
+		return -EINVAL;
+	return fid->ops->close(fid);
+}
+
+LFP_INLINE int lfp_control(struct lfp_fid *fid, int command, void *arg)
+{
+	if (!fid || !fid->ops)
+		return -EINVAL;
+	if (!fid->ops->control)
+		return -ENOSYS;
+	return fid->ops->control(fid, command, arg);
+}
+
+/*
+ * 0 only when blocking on the native wait objects of every fid is safe: each
+ * object's notification is cleared and then its sources are re-checked.
+ * -EAGAIN at the first that has pending work (the caller drains and asks
+ * again); -EINVAL for a NULL array, a zero count, or an object without a
+ * wait object.
+ */
+LFP_INLINE int lfp_trywait(struct lfp_fid **fids, size_t count)
+{
+	size_t i;
+	int ret;
+
+	if (!fids || count == 0)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		if (!fids[i] || !fids[i]->ops || !fids[i]->ops->trywait)
+			return -EINVAL;
+	}
+	for (i = 0; i < count; i++) {
+		ret = fids[i]->ops->trywait(fids[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Accepts positive or negative values; never returns NULL. */
+LFP_INLINE const char *lfp_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:             return "Success";
+	case LFP_ETOOSMALL: return "Buffer too small";
+	case LFP_EAVAIL:    return "Error entry available";
+	case LFP_EOVERRUN:  return "Queue has been overrun";
+	default:            break;
+	}
+	if (err < LFP_ETOOSMALL)
+		return strerror(err);
+	return "Unknown error";
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_COMMON_H */

@@ -1,0 +1,500 @@
+/*
+ * lfpoll ring: a bounded multi-producer multi-consumer ring of fixed-size
+ * slots, power-of-two capacity, caller memory or lfp_ring_create().
+ *
+ * Each slot begins with one 64-bit word holding the slot's 32-bit sequence
+ * (high half) and the entry's length (low half), followed by the payload in
+ * the same cache line where the slot fits one.  A producer claims a position
+ * by CAS on head after seeing the slot free, copies the payload, then
+ * publishes sequence and length with one release store; a consumer claims by
+ * CAS on tail after seeing the slot published, copies out, then frees the slot
+ * for the next lap with one release store.  Producers and consumers therefore
+ * exchange only the slot's cache line: no shared index is read by the other
+ * side.  Head and tail are 64-bit, so a stale CAS can never succeed; the
+ * 32-bit slot sequence is compared by signed difference, which is exact while
+ * capacity <= 2^30.
+ *
+ * Peek copies the head entry without claiming it and validates the copy by
+ * re-reading the slot word (a seqlock read): a peeked copy is never torn and
+ * never blocks other consumers.  consume(ticket) then claims exactly that
+ * entry, or fails with -ESTALE when another consumer took it first.
+ */
+#ifndef LFPOLL_RING_H
+#define LFPOLL_RING_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Size of the per-slot header word (sequence << 32 | length). */
+#define LFP__RING_HDR 8
+/* Largest capacity for which the 32-bit sequence difference is exact. */
+#define LFP_RING_MAX_CAPACITY ((size_t)1 << 30)
+
+struct lfp_ring {
+	/* Read-only after init; read by both sides, written by neither. */
+	unsigned char *slots;
+	uint64_t mask;
+	size_t stride;
+	size_t slot_size;
+	int owns_mem;
+	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *) - sizeof(uint64_t) -
+	               2 * sizeof(size_t) - sizeof(int)];
+	/* Producers only: next position to claim. */
+	uint64_t head;
+	char lfp__pad1[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
+	/* Consumers only: next position to take. */
+	uint64_t tail;
+	char lfp__pad2[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
+};
+
+/*
+ * Slot stride: header plus payload, rounded to a power of two up to 128 bytes
+ * so that no slot straddles a cache-line pair, and to whole lines above that.
+ */
+LFP_INLINE size_t lfp__ring_stride(size_t slot_size)
+{
+	size_t need = LFP__RING_HDR + slot_size, s = 16;
+
+	if (need > LFP_CACHELINE_PAIR)
+		return (need + LFP_CACHELINE - 1) & ~(size_t)(LFP_CACHELINE - 1);
+	while (s < need)
+		s <<= 1;
+	return s;
+}
+
+LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size)
+{
+	if (capacity < 2 || capacity > LFP_RING_MAX_CAPACITY ||
+	    (capacity & (capacity - 1)) != 0)
+		return 0;
+	if (slot_size == 0 || slot_size > (size_t)INT32_MAX)
+		return 0;
+	if (lfp__ring_stride(slot_size) > SIZE_MAX / capacity)
+		return 0;
+	return 1;
+}
+
+/* Bytes of slot memory for lfp_ring_init(); 0 for invalid parameters. */
+LFP_INLINE size_t lfp_ring_memsize(size_t capacity, size_t slot_size)
+{
+	if (!lfp__ring_params_ok(capacity, slot_size))
+		return 0;
+	return capacity * lfp__ring_stride(slot_size);
+}
+
+/*
+ * Initialise r over mem (lfp_ring_memsize() bytes, 8-byte aligned; 64-byte
+ * aligned for best speed).  capacity: a power of two from 2 to 2^30.
+ */
+LFP_INLINE int lfp_ring_init(struct lfp_ring *r, void *mem, size_t capacity,
+                             size_t slot_size)
+{
+	size_t i;
+
+	if (!r || !mem || ((uintptr_t)mem & 7) != 0 ||
+	    !lfp__ring_params_ok(capacity, slot_size))
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->slots = (unsigned char *)mem;
+	r->mask = capacity - 1;
+	r->stride = lfp__ring_stride(slot_size);
+	r->slot_size = slot_size;
+	/* Slot i is free for position i.  Plain stores: the ring is published
+	 * to other threads by whatever hands them the pointer. */
+	for (i = 0; i < capacity; i++)
+		*(uint64_t *)(void *)(r->slots + i * r->stride) =
+			(uint64_t)(uint32_t)i << 32;
+	return 0;
+}
+
+LFP_INLINE int lfp_ring_create(size_t capacity, size_t slot_size,
+                               struct lfp_ring **rp)
+{
+	struct lfp_ring *r;
+	size_t bytes = lfp_ring_memsize(capacity, slot_size);
+	void *mem;
+	int ret;
+
+	if (!rp || bytes == 0)
+		return -EINVAL;
+	if (posix_memalign((void **)&r, LFP_CACHELINE_PAIR, sizeof(*r)))
+		return -ENOMEM;
+	if (posix_memalign(&mem, LFP_CACHELINE, bytes)) {
+		free(r);
+		return -ENOMEM;
+	}
+	ret = lfp_ring_init(r, mem, capacity, slot_size);
+	if (ret) {
+		free(mem);
+		free(r);
+		return ret;
+	}
+	r->owns_mem = 1;
+	*rp = r;
+	return 0;
+}
+
+LFP_INLINE void lfp_ring_destroy(struct lfp_ring *r)
+{
+	if (!r)
+		return;
+	if (r->owns_mem) {
+		free(r->slots);
+		free(r);
+	}
+}
+
+LFP_INLINE size_t lfp_ring_capacity(const struct lfp_ring *r)
+{
+	return (size_t)r->mask + 1;
+}
+
+LFP_INLINE size_t lfp_ring_slot_size(const struct lfp_ring *r)
+{
+	return r->slot_size;
+}
+
+LFP_INLINE uint64_t *lfp__ring_word(const struct lfp_ring *r, uint64_t pos)
+{
+	return (uint64_t *)(void *)(r->slots + (size_t)(pos & r->mask) * r->stride);
+}
+
+LFP_INLINE uint64_t lfp__ring_make_word(uint64_t seq, size_t len)
+{
+	return ((uint64_t)(uint32_t)seq << 32) | (uint32_t)len;
+}
+
+/* Signed distance between a slot's sequence and the one expected at pos. */
+LFP_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
+{
+	return (int32_t)((uint32_t)(word >> 32) - (uint32_t)want);
+}
+
+/*
+ * Claim up to n consecutive free positions from head.  Returns the number
+ * claimed (0: full) and the first position in *first.
+ */
+LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
+                                             uint64_t *first)
+{
+	uint64_t pos, word;
+	size_t k;
+	int32_t dif = 0;
+
+	if (n == 0)
+		return 0;
+	/* Relaxed: only a starting guess; the CAS validates it. */
+	pos = lfp__ld_rlx_u64(&r->head);
+	for (;;) {
+		for (k = 0; k < n; k++) {
+			/* R2: acquire pairs with R4 of the consumer that freed
+			 * this slot: its copy-out is done before we overwrite. */
+			word = lfp__ld_acq_u64(lfp__ring_word(r, pos + k));
+			dif = lfp__ring_dif(word, pos + k);
+			if (dif != 0)
+				break;
+		}
+		if (k == 0) {
+			if (dif < 0)
+				return 0; /* the slot still holds last lap's entry */
+			pos = lfp__ld_rlx_u64(&r->head); /* stale: retry */
+			continue;
+		}
+		/* Full-barrier RMW; ordering for the payload comes from R2. */
+		if (lfp__cas_u64(&r->head, &pos, pos + k))
+			break;
+	}
+	/* R6: pairs with R5 in peek.  A peeking reader that copied any byte we
+	 * are about to write must, after its acquire fence, also see the
+	 * slot word that R2 read, so its re-check fails. */
+	lfp__fence_rel();
+	*first = pos;
+	return k;
+}
+
+/*
+ * Claim up to n consecutive published positions from tail whose entries fit
+ * in cap bytes.  Returns the number claimed; 0 with *too_big set when the head
+ * entry is longer than cap (it stays queued).
+ */
+LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
+                                             size_t cap, uint64_t *first,
+                                             int *too_big)
+{
+	uint64_t pos, word;
+	size_t k;
+	int32_t dif = 0;
+	int big;
+
+	*too_big = 0;
+	if (n == 0)
+		return 0;
+	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
+	for (;;) {
+		big = 0;
+		for (k = 0; k < n; k++) {
+			/* R3: acquire pairs with R1: the payload and length
+			 * written before the publish are visible. */
+			word = lfp__ld_acq_u64(lfp__ring_word(r, pos + k));
+			dif = lfp__ring_dif(word, pos + k + 1);
+			if (dif != 0)
+				break;
+			if ((uint32_t)word > cap) {
+				big = 1;
+				break;
+			}
+		}
+		if (k == 0) {
+			if (big) {
+				/* Report only if pos is still the head: loaded
+				 * after R3 (acquire), so the length we read was
+				 * this entry's while nobody had taken it. */
+				if (lfp__ld_rlx_u64(&r->tail) == pos) {
+					*too_big = 1;
+					return 0;
+				}
+			} else if (dif < 0) {
+				return 0; /* empty */
+			}
+			pos = lfp__ld_rlx_u64(&r->tail);
+			continue;
+		}
+		if (lfp__cas_u64(&r->tail, &pos, pos + k))
+			break;
+	}
+	*first = pos;
+	return k;
+}
+
+LFP_FORCE_INLINE void lfp__ring_fill(struct lfp_ring *r, uint64_t pos,
+                                     const void *src, size_t len)
+{
+	uint64_t *w = lfp__ring_word(r, pos);
+
+	lfp__copy_racy_in(w + 1, src, len);
+	/* R1: publish payload and length; pairs with R3 (and R5's reload). */
+	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, len));
+}
+
+LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t pos,
+                                        void *dst, size_t cap)
+{
+	uint64_t *w = lfp__ring_word(r, pos);
+	/* Relaxed: we own the claimed slot; R3 already ordered its contents. */
+	size_t len = (uint32_t)lfp__ld_rlx_u64(w);
+
+	if (len == cap)
+		memcpy(dst, w + 1, cap); /* constant size in typed rings */
+	else
+		memcpy(dst, w + 1, len);
+	/* R4: free the slot for the next lap; pairs with R2. */
+	lfp__st_rel_u64(w, lfp__ring_make_word(pos + r->mask + 1, 0));
+	return len;
+}
+
+/* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written). */
+LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
+                                       size_t len)
+{
+	uint64_t pos;
+
+	if (len > r->slot_size)
+		return -EMSGSIZE;
+	if (!lfp__ring_claim_prod(r, 1, &pos))
+		return -EAGAIN;
+	lfp__ring_fill(r, pos, src, len);
+	return 0;
+}
+
+LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
+                                           size_t cap)
+{
+	uint64_t pos;
+	int big;
+
+	if (!lfp__ring_claim_cons(r, 1, cap, &pos, &big))
+		return big ? -LFP_ETOOSMALL : -EAGAIN;
+	return (ssize_t)lfp__ring_drain(r, pos, dst, cap);
+}
+
+LFP_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src, size_t len)
+{
+	if (!r || (!src && len))
+		return -EINVAL;
+	return lfp__ring_enqueue(r, src, len);
+}
+
+/* The entry's length, -EAGAIN when empty, -LFP_ETOOSMALL (entry kept). */
+LFP_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst, size_t cap)
+{
+	if (!r || (!dst && cap))
+		return -EINVAL;
+	return lfp__ring_dequeue(r, dst, cap);
+}
+
+/*
+ * Copy the head entry without consuming it; *ticket names it for
+ * lfp_ring_consume().  Returns its length, -EAGAIN, or -LFP_ETOOSMALL.
+ */
+LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
+                                 uint64_t *ticket)
+{
+	uint64_t pos, word, *w;
+	size_t len;
+	int32_t dif;
+
+	if (!r || !ticket || (!dst && cap))
+		return -EINVAL;
+	pos = lfp__ld_rlx_u64(&r->tail);
+	for (;;) {
+		w = lfp__ring_word(r, pos);
+		word = lfp__ld_acq_u64(w); /* R3 as in dequeue */
+		dif = lfp__ring_dif(word, pos + 1);
+		if (dif < 0)
+			return -EAGAIN;
+		if (dif == 0) {
+			len = (uint32_t)word;
+			if (len > cap) {
+				if (lfp__ld_rlx_u64(&r->tail) == pos)
+					return -LFP_ETOOSMALL;
+			} else {
+				lfp__copy_racy_out(dst, w + 1, len);
+				/* R5: orders the copy's loads before the
+				 * re-check; pairs with R6 in the producer that
+				 * could be refilling this slot. */
+				lfp__fence_acq();
+				if (lfp__ld_rlx_u64(w) == word) {
+					*ticket = pos;
+					return (ssize_t)len;
+				}
+			}
+		}
+		pos = lfp__ld_rlx_u64(&r->tail);
+	}
+}
+
+/*
+ * Consume the entry a peek returned.  0 once; -ESTALE when it was already
+ * consumed (by this ticket or by another consumer).
+ */
+LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
+{
+	uint64_t pos = ticket, *w;
+
+	if (!r)
+		return -EINVAL;
+	w = lfp__ring_word(r, ticket);
+	/* R3: the entry must be published at this position (a ticket from
+	 * peek always is; this rejects forged ones without claiming). */
+	if (lfp__ring_dif(lfp__ld_acq_u64(w), ticket + 1) != 0)
+		return -ESTALE;
+	if (!lfp__cas_u64(&r->tail, &pos, ticket + 1))
+		return -ESTALE;
+	/* R4: free the slot; pairs with R2. */
+	lfp__st_rel_u64(w, lfp__ring_make_word(ticket + r->mask + 1, 0));
+	return 0;
+}
+
+/*
+ * Enqueue up to n entries of len_each bytes from src (contiguous).  Returns
+ * how many were enqueued, from 0 (full, or len_each > slot size) to n.
+ */
+LFP_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r, const void *src,
+                                         size_t len_each, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t pos;
+	size_t k, i;
+
+	if (!r || n == 0 || (!src && len_each) || len_each > r->slot_size)
+		return 0;
+	k = lfp__ring_claim_prod(r, n, &pos);
+	for (i = 0; i < k; i++)
+		lfp__ring_fill(r, pos + i, s + i * len_each, len_each);
+	return k;
+}
+
+/*
+ * Dequeue up to n entries into dst, each at a stride of len_each bytes.  An
+ * entry longer than len_each ends the burst before it and stays queued.
+ */
+LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                         size_t len_each, size_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	uint64_t pos;
+	size_t k, i;
+	int big;
+
+	if (!r || n == 0 || (!dst && len_each))
+		return 0;
+	k = lfp__ring_claim_cons(r, n, len_each, &pos, &big);
+	for (i = 0; i < k; i++)
+		lfp__ring_drain(r, pos + i, d + i * len_each, len_each);
+	return k;
+}
+
+/* Entries claimed by producers and not yet by consumers: a snapshot. */
+LFP_INLINE size_t lfp_ring_count(const struct lfp_ring *r)
+{
+	uint64_t tail, head;
+
+	if (!r)
+		return 0;
+	tail = lfp__ld_rlx_u64(&r->tail);
+	head = lfp__ld_rlx_u64(&r->head);
+	if ((int64_t)(head - tail) <= 0)
+		return 0;
+	if (head - tail > r->mask + 1)
+		return (size_t)r->mask + 1;
+	return (size_t)(head - tail);
+}
+
+/*
+ * Typed front end: LFP_RING_PROTOTYPE(ev, struct my_event) generates
+ * lfp_ring_enqueue_ev(r, const struct my_event *), lfp_ring_dequeue_ev(r,
+ * struct my_event *) (0 | -EAGAIN) and the _burst forms, with the slot size
+ * known at compile time.
+ */
+#define LFP_RING_PROTOTYPE(name, type)                                          \
+LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r, const type *v)      \
+{                                                                               \
+	uint64_t pos;                                                           \
+	if (!lfp__ring_claim_prod(r, 1, &pos))                                  \
+		return -EAGAIN;                                                 \
+	lfp__ring_fill(r, pos, v, sizeof(type));                                \
+	return 0;                                                               \
+}                                                                               \
+LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)            \
+{                                                                               \
+	ssize_t n = lfp__ring_dequeue(r, v, sizeof(type));                      \
+	return n < 0 ? (int)n : 0;                                              \
+}                                                                               \
+LFP_INLINE size_t lfp_ring_enqueue_burst_##name(struct lfp_ring *r,            \
+                                                const type *v, size_t n)        \
+{                                                                               \
+	uint64_t pos;                                                           \
+	size_t k = lfp__ring_claim_prod(r, n, &pos), i;                         \
+	for (i = 0; i < k; i++)                                                 \
+		lfp__ring_fill(r, pos + i, &v[i], sizeof(type));                \
+	return k;                                                               \
+}                                                                               \
+LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r, type *v,   \
+                                                size_t n)                       \
+{                                                                               \
+	uint64_t pos;                                                           \
+	int big;                                                                \
+	size_t k = lfp__ring_claim_cons(r, n, sizeof(type), &pos, &big), i;     \
+	for (i = 0; i < k; i++)                                                 \
+		lfp__ring_drain(r, pos + i, &v[i], sizeof(type));               \
+	return k;                                                               \
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_RING_H */
