@@ -154,10 +154,9 @@ $(B)/bench/%: bench/%.c bench/harness.c bench/harness.h $(HEADERS) $(INTERNAL)
 	$(Q)$(CC) $(filter-out -O2 -g,$(CFLAGS)) $(BENCH_CFLAGS) $(BENCH_CFLAGS_$*) \
 		$< bench/harness.c -o $@ $(LDFLAGS) $(BENCH_LDLIBS_$*) -lm
 
-# Per-benchmark peers.
-BENCH_CFLAGS_ring := $(filter-out -include%,$(DPDK_CFLAGS)) -Wno-pedantic
-BENCH_LDLIBS_ring := -lrte_ring -lrte_eal
-BENCH_LDLIBS_eq   := $(FABRIC_LIBS)
+# Per-benchmark flags (BENCH_CFLAGS_<name>, BENCH_LDLIBS_<name>) live in
+# bench/bench.mk; extra test rules (the verbs tests) in tests/*.mk.
+-include bench/bench.mk $(wildcard tests/*.mk)
 
 bench-deps:
 	@$(ENSURE) $(DEPS_BENCH)
