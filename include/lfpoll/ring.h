@@ -279,19 +279,49 @@ LFP_FORCE_INLINE void lfp__ring_fill(struct lfp_ring *r, uint64_t pos,
 	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, len));
 }
 
+/* Fill a claimed slot from two parts (a header and a payload), publish. */
+LFP_FORCE_INLINE void lfp__ring_fill2(struct lfp_ring *r, uint64_t pos,
+                                      const void *s1, size_t n1,
+                                      const void *s2, size_t n2)
+{
+	uint64_t *w = lfp__ring_word(r, pos);
+
+	lfp__copy_racy_in(w + 1, s1, n1);
+	lfp__copy_racy_in((unsigned char *)(w + 1) + n1, s2, n2);
+	/* R1: publish payload and length; pairs with R3 (and R5's reload). */
+	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, n1 + n2));
+}
+
+/* The payload and length of a slot claimed by lfp__ring_claim_cons(). */
+LFP_INLINE unsigned char *lfp__ring_data(const struct lfp_ring *r, uint64_t pos,
+                                         size_t *len)
+{
+	uint64_t *w = lfp__ring_word(r, pos);
+
+	/* Relaxed: we own the claimed slot; R3 already ordered its contents. */
+	*len = (uint32_t)lfp__ld_rlx_u64(w);
+	return (unsigned char *)(w + 1);
+}
+
+/* Free a slot claimed by lfp__ring_claim_cons() once it has been read. */
+LFP_INLINE void lfp__ring_release(struct lfp_ring *r, uint64_t pos)
+{
+	/* R4: free the slot for the next lap; pairs with R2. */
+	lfp__st_rel_u64(lfp__ring_word(r, pos),
+	                lfp__ring_make_word(pos + r->mask + 1, 0));
+}
+
 LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t pos,
                                         void *dst, size_t cap)
 {
-	uint64_t *w = lfp__ring_word(r, pos);
-	/* Relaxed: we own the claimed slot; R3 already ordered its contents. */
-	size_t len = (uint32_t)lfp__ld_rlx_u64(w);
+	size_t len;
+	unsigned char *src = lfp__ring_data(r, pos, &len);
 
-	if (len == cap)
-		memcpy(dst, w + 1, cap); /* constant size in typed rings */
-	else
-		memcpy(dst, w + 1, len);
-	/* R4: free the slot for the next lap; pairs with R2. */
-	lfp__st_rel_u64(w, lfp__ring_make_word(pos + r->mask + 1, 0));
+	if (len == cap && cap)
+		memcpy(dst, src, cap); /* constant size in typed rings */
+	else if (len)
+		memcpy(dst, src, len);
+	lfp__ring_release(r, pos);
 	return len;
 }
 
@@ -336,18 +366,17 @@ LFP_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst, size_t cap)
 }
 
 /*
- * Copy the head entry without consuming it; *ticket names it for
- * lfp_ring_consume().  Returns its length, -EAGAIN, or -LFP_ETOOSMALL.
+ * Peek split in two: the first n1 bytes of the head entry go to d1, the rest
+ * (at most cap2 bytes) to d2.  Returns the entry's whole length, -EAGAIN, or
+ * -LFP_ETOOSMALL; *ticket names the entry for lfp_ring_consume().
  */
-LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
-                                 uint64_t *ticket)
+LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
+                                        void *d2, size_t cap2, uint64_t *ticket)
 {
 	uint64_t pos, word, *w;
 	size_t len;
 	int32_t dif;
 
-	if (!r || !ticket || (!dst && cap))
-		return -EINVAL;
 	pos = lfp__ld_rlx_u64(&r->tail);
 	for (;;) {
 		w = lfp__ring_word(r, pos);
@@ -357,11 +386,13 @@ LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
 			return -EAGAIN;
 		if (dif == 0) {
 			len = (uint32_t)word;
-			if (len > cap) {
+			if (len < n1 || len - n1 > cap2) {
 				if (lfp__ld_rlx_u64(&r->tail) == pos)
 					return -LFP_ETOOSMALL;
 			} else {
-				lfp__copy_racy_out(dst, w + 1, len);
+				lfp__copy_racy_out(d1, w + 1, n1);
+				lfp__copy_racy_out(d2, (unsigned char *)(w + 1) + n1,
+				                   len - n1);
 				/* R5: orders the copy's loads before the
 				 * re-check; pairs with R6 in the producer that
 				 * could be refilling this slot. */
@@ -374,6 +405,31 @@ LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
 		}
 		pos = lfp__ld_rlx_u64(&r->tail);
 	}
+}
+
+/*
+ * Copy the head entry without consuming it; *ticket names it for
+ * lfp_ring_consume().  Returns its length, -EAGAIN, or -LFP_ETOOSMALL.
+ */
+LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
+                                 uint64_t *ticket)
+{
+	if (!r || !ticket || (!dst && cap))
+		return -EINVAL;
+	return lfp__ring_peek_split(r, NULL, 0, dst, cap, ticket);
+}
+
+/*
+ * Whether the head entry is published: a snapshot for readiness checks
+ * (a claimed, not yet published entry does not count).
+ */
+LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
+{
+	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
+
+	/* R3: acquire, so a caller that sees the entry also sees its
+	 * contents when it goes on to read it. */
+	return lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_word(r, pos)), pos + 1) >= 0;
 }
 
 /*
@@ -393,8 +449,7 @@ LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
 		return -ESTALE;
 	if (!lfp__cas_u64(&r->tail, &pos, ticket + 1))
 		return -ESTALE;
-	/* R4: free the slot; pairs with R2. */
-	lfp__st_rel_u64(w, lfp__ring_make_word(ticket + r->mask + 1, 0));
+	lfp__ring_release(r, ticket);
 	return 0;
 }
 

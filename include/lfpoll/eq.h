@@ -1,0 +1,512 @@
+/*
+ * lfpoll event queue: fi_eq(3) semantics on two lock-free rings, one for
+ * events and one for errors, with the trywait protocol of signal.h.
+ *
+ * An event slot holds an 8-byte header (the event code) and up to
+ * entry_size payload bytes.  An error slot holds a struct lfp_eq_err_entry
+ * followed by up to entry_size bytes of provider error data.  The overrun
+ * state is a flag, not an entry, so it can always be reported even when the
+ * error queue is full.
+ */
+#ifndef LFPOLL_EQ_H
+#define LFPOLL_EQ_H
+
+#include "common.h"
+#include "ring.h"
+#include "signal.h"
+#include "wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Event codes (fi_eq(3) order); user codes from LFP_EVENT_USER. */
+enum {
+	LFP_NOTIFY,
+	LFP_CONNREQ,
+	LFP_CONNECTED,
+	LFP_SHUTDOWN,
+	LFP_MR_COMPLETE,
+	LFP_AV_COMPLETE,
+	LFP_JOIN_COMPLETE,
+	LFP_EVENT_USER = 256
+};
+
+#define LFP_EQ_DEFAULT_SIZE       1024
+#define LFP_EQ_DEFAULT_ENTRY_SIZE 64
+/* The error queue holds this many entries at most (fewer for small EQs). */
+#define LFP_EQ_ERR_CAPACITY       1024
+
+struct lfp_eq_attr {
+	size_t size;                 /* capacity, a minimum; 0 = default */
+	uint64_t flags;              /* LFP_WRITE, LFP_AFFINITY, LFP_EQ_BACKPRESSURE */
+	enum lfp_wait_obj wait_obj;
+	int signaling_vector;        /* accepted, unused */
+	struct lfp_wait *wait_set;   /* with LFP_WAIT_SET */
+	size_t entry_size;           /* max payload bytes per event; 0 = 64 */
+};
+
+struct lfp_eq_entry {
+	struct lfp_fid *fid;
+	void *context;
+	uint64_t data;
+};
+
+struct lfp_eq_err_entry {
+	struct lfp_fid *fid;
+	void *context;
+	uint64_t data;
+	int err;
+	int prov_errno;
+	void *err_data;
+	size_t err_data_size;
+};
+
+struct lfp_eq {
+	struct lfp_fid fid;
+	struct lfp_ring events;
+	struct lfp_ring errors;
+	/* Read-mostly after open. */
+	struct lfp__signal *sig;     /* &own, the set's signal, or NULL (NONE) */
+	struct lfp_wait *wait_set;
+	enum lfp_wait_obj wait_obj;  /* as resolved (UNSPEC -> FD) */
+	uint64_t flags;
+	size_t entry_size;
+	/* Set by bindings: names provider errors in lfp_eq_strerror. */
+	const char *(*prov_strerror)(int prov_errno, const void *err_data);
+	uint32_t overrun;            /* 0, then 1 forever */
+	uint32_t bind_refs;          /* bindings using this EQ: close is -EBUSY */
+	struct lfp__wait_member member;
+	pthread_mutex_t err_lock;    /* readerr only: guards err_scratch */
+	unsigned char *err_scratch;  /* EQ-owned err_data for readerr */
+	struct lfp__signal own;
+};
+
+#define LFP__EQ_HDR 8 /* event code + reserved, before the payload */
+#define LFP__EQ_OPEN_FLAGS (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE)
+
+LFP_INLINE int lfp__eq_ready(void *arg)
+{
+	struct lfp_eq *eq = (struct lfp_eq *)arg;
+
+	return lfp__ring_ready(&eq->errors) || lfp__ring_ready(&eq->events) ||
+	       lfp__ld_rlx_u32(&eq->overrun);
+}
+
+LFP_INLINE int lfp__eq_fid_ready(struct lfp_fid *fid)
+{
+	return lfp__eq_ready(fid);
+}
+
+LFP_INLINE int lfp__eq_trywait(struct lfp_fid *fid)
+{
+	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
+
+	if (!eq->sig)
+		return -EINVAL;
+	if (eq->wait_set) /* clearing the set's signal re-checks every member */
+		return lfp__wait_trywait(eq->wait_set);
+	return lfp__signal_trywait(eq->sig, lfp__eq_ready, eq);
+}
+
+LFP_INLINE int lfp__eq_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
+
+	if (command == LFP_GETWAITOBJ) {
+		if (!arg)
+			return -EINVAL;
+		*(enum lfp_wait_obj *)arg = eq->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	if (!eq->sig || eq->wait_set)
+		return -ENODATA; /* NONE; members are waited on through the set */
+	return lfp__signal_getwait(eq->sig, command, arg);
+}
+
+LFP_INLINE int lfp_eq_close(struct lfp_eq *eq);
+
+LFP_INLINE int lfp__eq_close_fid(struct lfp_fid *fid)
+{
+	return lfp_eq_close((struct lfp_eq *)(void *)fid);
+}
+
+static const struct lfp_fid_ops lfp__eq_ops = {
+	lfp__eq_close_fid, lfp__eq_control, lfp__eq_trywait, lfp__eq_fid_ready
+};
+
+LFP_INLINE size_t lfp__pow2_at_least(size_t n)
+{
+	size_t p = 2;
+
+	while (p < n && p <= SIZE_MAX / 2)
+		p <<= 1;
+	return p;
+}
+
+LFP_INLINE void lfp__eq_free(struct lfp_eq *eq)
+{
+	free(eq->events.slots);
+	free(eq->errors.slots);
+	free(eq->err_scratch);
+	free(eq);
+}
+
+/*
+ * Open an event queue.  attr NULL: defaults (wait object NONE, 1024 events
+ * of up to 64 bytes).  -EINVAL for a bad wait object, unknown flags, SET
+ * without a wait set (or a wait set without SET), or sizes out of range.
+ */
+LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
+                           void *context)
+{
+	struct lfp_eq_attr a;
+	struct lfp_eq *eq;
+	size_t cap, ecap, esz, emem, rmem;
+	void *p;
+	int ret;
+
+	if (!eqp)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
+	if (a.flags & ~LFP__EQ_OPEN_FLAGS)
+		return -EINVAL;
+	switch (a.wait_obj) {
+	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
+	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
+		if (a.wait_set)
+			return -EINVAL;
+		break;
+	case LFP_WAIT_SET:
+		if (!a.wait_set)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL; /* POLLFD is a wait-set object only */
+	}
+	if (a.size > LFP_RING_MAX_CAPACITY || a.entry_size > (size_t)INT32_MAX / 2)
+		return -EINVAL;
+	cap = lfp__pow2_at_least(a.size ? a.size : LFP_EQ_DEFAULT_SIZE);
+	ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
+	esz = a.entry_size ? a.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
+	rmem = lfp_ring_memsize(cap, LFP__EQ_HDR + esz);
+	emem = lfp_ring_memsize(ecap, sizeof(struct lfp_eq_err_entry) + esz);
+	if (!rmem || !emem)
+		return -EINVAL;
+
+	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*eq)))
+		return -ENOMEM;
+	eq = (struct lfp_eq *)p;
+	memset(eq, 0, sizeof(*eq));
+	eq->err_scratch = (unsigned char *)malloc(esz);
+	if (posix_memalign(&p, LFP_CACHELINE, rmem) == 0)
+		eq->events.slots = (unsigned char *)p;
+	if (posix_memalign(&p, LFP_CACHELINE, emem) == 0)
+		eq->errors.slots = (unsigned char *)p;
+	if (!eq->err_scratch || !eq->events.slots || !eq->errors.slots) {
+		lfp__eq_free(eq);
+		return -ENOMEM;
+	}
+	lfp_ring_init(&eq->events, eq->events.slots, cap, LFP__EQ_HDR + esz);
+	lfp_ring_init(&eq->errors, eq->errors.slots, ecap,
+	              sizeof(struct lfp_eq_err_entry) + esz);
+	eq->fid.fclass = LFP_CLASS_EQ;
+	eq->fid.context = context;
+	eq->fid.ops = &lfp__eq_ops;
+	eq->flags = a.flags;
+	eq->entry_size = esz;
+	eq->wait_obj = a.wait_obj;
+	if (pthread_mutex_init(&eq->err_lock, NULL)) {
+		lfp__eq_free(eq);
+		return -ENOMEM;
+	}
+	if (a.wait_obj == LFP_WAIT_SET) {
+		ret = lfp__wait_bind(a.wait_set, &eq->member, &eq->fid);
+		if (ret)
+			goto fail;
+		eq->wait_set = a.wait_set;
+		eq->sig = lfp__wait_signal(a.wait_set);
+	} else if (a.wait_obj != LFP_WAIT_NONE) {
+		ret = lfp__signal_init(&eq->own, a.wait_obj);
+		if (ret)
+			goto fail;
+		eq->sig = &eq->own;
+		eq->wait_obj = eq->own.wait_obj;
+	}
+	*eqp = eq;
+	return 0;
+fail:
+	pthread_mutex_destroy(&eq->err_lock);
+	lfp__eq_free(eq);
+	return ret;
+}
+
+/*
+ * Close: -EBUSY while a binding holds the EQ.  Queued events are discarded;
+ * a member of a wait set leaves it.
+ */
+LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
+{
+	if (!eq)
+		return -EINVAL;
+	if (lfp__ld_acq_u32(&eq->bind_refs))
+		return -EBUSY;
+	if (eq->wait_set)
+		lfp__wait_unbind(eq->wait_set, &eq->member);
+	else if (eq->sig)
+		lfp__signal_fini(&eq->own);
+	pthread_mutex_destroy(&eq->err_lock);
+	lfp__eq_free(eq);
+	return 0;
+}
+
+/* The fatal overrun: flag it and wake waiters so they see -LFP_EAVAIL. */
+LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
+{
+	if (eq->flags & LFP_EQ_BACKPRESSURE)
+		return -EAGAIN;
+	/* Release: pairs with the acquire in read; only a flag, no data. */
+	lfp__st_rel_u32(&eq->overrun, 1);
+	if (eq->sig)
+		lfp__signal_notify(eq->sig);
+	return -LFP_EOVERRUN;
+}
+
+/*
+ * Queue one event of len payload bytes (0 is legal).  Returns len,
+ * -EMSGSIZE when len > entry_size (nothing written), -LFP_EOVERRUN on a full
+ * (now overrun) or overrun EQ, -EAGAIN when full with LFP_EQ_BACKPRESSURE.
+ * flags must be 0.
+ */
+LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
+                                const void *buf, size_t len, uint64_t flags)
+{
+	uint32_t hdr[2];
+	uint64_t pos;
+
+	if (!eq || (!buf && len) || flags)
+		return -EINVAL;
+	if (len > eq->entry_size)
+		return -EMSGSIZE;
+	if (lfp__ld_acq_u32(&eq->overrun))
+		return -LFP_EOVERRUN;
+	if (!lfp__ring_claim_prod(&eq->events, 1, &pos))
+		return lfp__eq_full(eq);
+	hdr[0] = event;
+	hdr[1] = 0;
+	lfp__ring_fill2(&eq->events, pos, hdr, sizeof(hdr), buf, len); /* P1 */
+	if (eq->sig)
+		lfp__signal_notify(eq->sig);
+	return (ssize_t)len;
+}
+
+/*
+ * Queue an error entry (producer side).  err->err must be non-zero;
+ * err->err_data_size bytes at err->err_data are copied (at most entry_size:
+ * -EMSGSIZE beyond).  Returns sizeof(*err) or as lfp_eq_write.
+ */
+LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
+                                    const struct lfp_eq_err_entry *err)
+{
+	struct lfp_eq_err_entry e;
+	uint64_t pos;
+
+	if (!eq || !err || err->err == 0 || (!err->err_data && err->err_data_size))
+		return -EINVAL;
+	if (err->err_data_size > eq->entry_size)
+		return -EMSGSIZE;
+	if (lfp__ld_acq_u32(&eq->overrun))
+		return -LFP_EOVERRUN;
+	if (!lfp__ring_claim_prod(&eq->errors, 1, &pos))
+		return lfp__eq_full(eq);
+	e = *err;
+	e.err_data = NULL;
+	lfp__ring_fill2(&eq->errors, pos, &e, sizeof(e), err->err_data,
+	                err->err_data_size); /* P1 */
+	if (eq->sig)
+		lfp__signal_notify(eq->sig);
+	return (ssize_t)sizeof(*err);
+}
+
+/*
+ * Read one event: its payload into buf (len bytes of room), its code into
+ * *event.  Returns the payload bytes copied; -EAGAIN when empty;
+ * -LFP_EAVAIL while an error is queued or after an overrun once the events
+ * are drained; -LFP_ETOOSMALL when len is short (the event stays queued).
+ * LFP_PEEK copies the head event without consuming it.
+ */
+LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
+                               size_t len, uint64_t flags)
+{
+	uint32_t hdr[2];
+	uint64_t pos;
+	size_t n;
+	ssize_t r;
+	unsigned char *d;
+	int big;
+
+	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
+		return -EINVAL;
+	if (lfp__ring_ready(&eq->errors))
+		return -LFP_EAVAIL;
+	if (flags & LFP_PEEK) {
+		r = lfp__ring_peek_split(&eq->events, hdr, sizeof(hdr), buf, len,
+		                         &pos);
+		if (r >= 0) {
+			*event = hdr[0];
+			return r - LFP__EQ_HDR;
+		}
+	} else if (lfp__ring_claim_cons(&eq->events, 1,
+	                                LFP__EQ_HDR + (len < eq->entry_size ?
+	                                               len : eq->entry_size),
+	                                &pos, &big)) {
+		d = lfp__ring_data(&eq->events, pos, &n);
+		memcpy(hdr, d, sizeof(hdr));
+		if (n > LFP__EQ_HDR)
+			memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
+		lfp__ring_release(&eq->events, pos);
+		*event = hdr[0];
+		return (ssize_t)(n - LFP__EQ_HDR);
+	} else {
+		r = big ? -LFP_ETOOSMALL : -EAGAIN;
+	}
+	/* Acquire: pairs with the release in lfp__eq_full (a flag only). */
+	if (r == -EAGAIN && lfp__ld_acq_u32(&eq->overrun))
+		return -LFP_EAVAIL;
+	return r;
+}
+
+/*
+ * Read one error entry into *buf; returns sizeof(*buf) or -EAGAIN.  If
+ * buf->err_data_size > 0 on input, up to that many bytes of error data are
+ * copied to buf->err_data and err_data_size is set to the bytes copied;
+ * otherwise err_data points at EQ-owned memory valid until the next readerr
+ * on this EQ.  After an overrun (and once queued errors are read) every
+ * readerr returns an entry with err = LFP_EOVERRUN.  Honours LFP_PEEK.
+ */
+LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *buf,
+                                  uint64_t flags)
+{
+	struct lfp_eq_err_entry e;
+	void *user = NULL;
+	size_t user_size = 0, n, dlen;
+	uint64_t pos;
+	unsigned char *d;
+	ssize_t r;
+	int big;
+
+	if (!eq || !buf || (flags & ~LFP_PEEK))
+		return -EINVAL;
+	if (buf->err_data_size) {
+		if (!buf->err_data)
+			return -EINVAL;
+		user = buf->err_data;
+		user_size = buf->err_data_size;
+	}
+	pthread_mutex_lock(&eq->err_lock);
+	if (flags & LFP_PEEK) {
+		r = lfp__ring_peek_split(&eq->errors, &e, sizeof(e),
+		                         eq->err_scratch, eq->entry_size, &pos);
+		dlen = r >= 0 ? (size_t)r - sizeof(e) : 0;
+	} else if (lfp__ring_claim_cons(&eq->errors, 1, (size_t)-1, &pos, &big)) {
+		d = lfp__ring_data(&eq->errors, pos, &n);
+		memcpy(&e, d, sizeof(e));
+		dlen = n - sizeof(e);
+		if (dlen)
+			memcpy(eq->err_scratch, d + sizeof(e), dlen);
+		lfp__ring_release(&eq->errors, pos);
+		r = (ssize_t)n;
+	} else {
+		r = -EAGAIN;
+		dlen = 0;
+	}
+	if (r == -EAGAIN && lfp__ld_acq_u32(&eq->overrun)) {
+		memset(&e, 0, sizeof(e));
+		e.fid = &eq->fid;
+		e.context = eq->fid.context;
+		e.err = LFP_EOVERRUN;
+		r = 0;
+	}
+	if (r >= 0) {
+		if (user) {
+			n = dlen < user_size ? dlen : user_size;
+			if (n)
+				memcpy(user, eq->err_scratch, n);
+			e.err_data = user;
+			e.err_data_size = n;
+		} else {
+			e.err_data = dlen ? eq->err_scratch : NULL;
+			e.err_data_size = dlen;
+		}
+		*buf = e;
+		r = (ssize_t)sizeof(e);
+	}
+	pthread_mutex_unlock(&eq->err_lock);
+	return r;
+}
+
+/*
+ * Blocking read.  timeout in ms: < 0 infinite, 0 non-blocking.  Returns as
+ * lfp_eq_read; -EAGAIN when the timeout expires (spurious wakeups wait out
+ * the full timeout); -ENOSYS for wait objects NONE and SET.
+ */
+LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
+                                size_t len, int timeout, uint64_t flags)
+{
+	int64_t deadline;
+	ssize_t ret;
+
+	if (!eq)
+		return -EINVAL;
+	if (!eq->sig || eq->wait_set)
+		return -ENOSYS;
+	deadline = lfp__deadline(timeout);
+	for (;;) {
+		ret = lfp_eq_read(eq, event, buf, len, flags);
+		if (ret != -EAGAIN || timeout == 0)
+			return ret;
+		if (lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline) < 0)
+			return lfp_eq_read(eq, event, buf, len, flags);
+	}
+}
+
+/*
+ * A printable description of a provider error: the binding's name for it
+ * when one is set, else the errno text.  Copied into buf when buf and len
+ * are given (always terminated); the return value is never NULL.
+ */
+LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
+                                       const void *err_data, char *buf,
+                                       size_t len)
+{
+	const char *s;
+
+	if (eq && eq->prov_strerror)
+		s = eq->prov_strerror(prov_errno, err_data);
+	else
+		s = lfp_strerror(prov_errno);
+	if (buf && len) {
+		strncpy(buf, s, len - 1);
+		buf[len - 1] = '\0';
+		return buf;
+	}
+	return s;
+}
+
+#ifdef LFP_STATS
+/* Producer-side system calls (signals sent) on the EQ's wait object. */
+LFP_INLINE uint64_t lfp__eq_stat_signals(struct lfp_eq *eq)
+{
+	return eq->sig ? lfp__ld_rlx_u64(&eq->sig->stat_signals) : 0;
+}
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_EQ_H */

@@ -1,0 +1,14 @@
+/*
+ * lfpoll: the umbrella header.  Includes every core header.
+ */
+#ifndef LFPOLL_LFPOLL_H
+#define LFPOLL_LFPOLL_H
+
+#include "common.h"
+#include "ring.h"
+#include "signal.h"
+#include "pollfd.h"
+#include "wait.h"
+#include "eq.h"
+
+#endif /* LFPOLL_LFPOLL_H */

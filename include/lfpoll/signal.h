@@ -1,0 +1,430 @@
+/*
+ * lfpoll signal: the wait/wake primitive behind every wait object, and the
+ * trywait protocol.  docs/design.md holds the proof; the labels S1..S6 below
+ * are the ones it uses.
+ *
+ * One word, state, holds two bits: ARMED (a waiter needs the next event to
+ * signal) and SIGNALLED (FD only: the eventfd counter may be non-zero).
+ *
+ *   producer                              waiter
+ *   P1 publish the event (release)        W1 clear the native object
+ *   P2 full barrier                       W2 set ARMED (RMW), full barrier
+ *   P3 load state                         W3 re-check every source
+ *   P4 if ARMED: reset it (RMW); the      W4 if none has work: sleep on
+ *      one that reset it signals             the native object
+ *
+ * P2 and W2 form a store-buffering (Dekker) pair: either the producer sees
+ * ARMED at P3 and signals, or the waiter's re-check at W3 sees the event.
+ * ARMED is reset by the one producer that signals, so a run of events with a
+ * waiter asleep costs one system call, and with no waiter armed producers
+ * make none: P2 is a locked add on a private stack word (about half the cost
+ * of mfence) and P3 a plain load of a line that only waiters write.
+ *
+ * The native object stays signalled (FD: the eventfd counter is non-zero)
+ * until a waiter clears it at W1, so every thread sleeping on it wakes
+ * (poll is level-triggered) and any number may wait.  A waiter that cleared a
+ * signal at W1 and then finds work at W3 puts the signal back, so that other
+ * sleepers still see it while the work is pending.  SIGNALLED is set after
+ * each eventfd write and reset before each drain, so W1 makes no system call
+ * when nothing was signalled: trywait on an idle object costs two RMWs.
+ */
+#ifndef LFPOLL_SIGNAL_H
+#define LFPOLL_SIGNAL_H
+
+#include "common.h"
+
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFP__ARMED_BIT     0u
+#define LFP__SIGNALLED_BIT 1u
+#define LFP__ARMED         (1u << LFP__ARMED_BIT)
+#define LFP__SIGNALLED     (1u << LFP__SIGNALLED_BIT)
+
+/* Bounded spin before a waiter arms and sleeps (iterations of a pause). */
+#ifndef LFP_SPIN_COUNT
+#  define LFP_SPIN_COUNT 128
+#endif
+
+/*
+ * The wait object UNSPEC resolves to: FD, because it also serves the
+ * application's own poll/epoll loop through LFP_GETWAIT, and its blocking
+ * round trip is within the noise of MUTEX_COND's on this class of machine
+ * (see docs/performance.md).
+ */
+#define LFP__WAIT_UNSPEC_IS LFP_WAIT_FD
+
+struct lfp__signal {
+	/* Written by waiters (W2) and by the signalling producer (P4);
+	 * read by every producer (P3).  Alone on its line pair. */
+	uint32_t state;
+	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(uint32_t)];
+	enum lfp_wait_obj wait_obj;     /* FD, MUTEX_COND or YIELD */
+	int efd;                        /* FD: the eventfd */
+	int sleep_fd;                   /* FD: what waiters poll (efd, or a set's epoll fd) */
+	pthread_mutex_t mutex;          /* MUTEX_COND */
+	pthread_cond_t cond;
+	uint64_t cond_seq;              /* MUTEX_COND: bumped under mutex by each signal */
+#ifdef LFP_STATS
+	uint64_t stat_signals;          /* producer-side system calls (signals sent) */
+#endif
+};
+
+/* ---------------------------------------------------------------- time */
+
+LFP_INLINE int64_t lfp__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A deadline on the monotonic clock; -1 for an infinite timeout (< 0). */
+LFP_INLINE int64_t lfp__deadline(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return -1;
+	return lfp__now_ns() + (int64_t)timeout_ms * 1000000;
+}
+
+/* Milliseconds left until the deadline for poll(2), rounded up; -1: none. */
+LFP_INLINE int lfp__ms_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - lfp__now_ns();
+	if (left <= 0)
+		return 0;
+	left = (left + 999999) / 1000000;
+	return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+LFP_INLINE int lfp__expired(int64_t deadline)
+{
+	return deadline >= 0 && lfp__now_ns() >= deadline;
+}
+
+/* ---------------------------------------------------------------- barriers */
+
+/*
+ * Full barrier for P2: orders the publish before the load of state.  On x86
+ * a locked add on a private stack word: a full barrier that touches no
+ * shared cache line.
+ */
+LFP_INLINE void lfp__mb(void)
+{
+#if defined(LFP_ATOMIC_BUILTINS)
+	lfp__fence_sc();
+#elif defined(__x86_64__) || defined(__i386__)
+	uint32_t word = 0;
+
+	(void)ck_pr_faa_32(&word, 0);
+#else
+	ck_pr_fence_memory();
+#endif
+}
+
+/*
+ * After the RMW at W2: orders it before the loads of W3.  A locked RMW is
+ * already a full barrier on x86 (ck_pr_fence_atomic_load is then a compiler
+ * barrier); the C11 form is the seq_cst fence that the proof pairs with P2.
+ */
+LFP_INLINE void lfp__mb_after_rmw(void)
+{
+#if defined(LFP_ATOMIC_BUILTINS)
+	lfp__fence_sc();
+#else
+	ck_pr_fence_atomic_load();
+#endif
+}
+
+/* ---------------------------------------------------------------- setup */
+
+LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
+{
+	pthread_condattr_t ca;
+
+	memset(s, 0, sizeof(*s));
+	s->efd = -1;
+	s->sleep_fd = -1;
+	if (obj == LFP_WAIT_UNSPEC)
+		obj = LFP__WAIT_UNSPEC_IS;
+	s->wait_obj = obj;
+	switch (obj) {
+	case LFP_WAIT_FD:
+		s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (s->efd < 0)
+			return -errno;
+		s->sleep_fd = s->efd;
+		return 0;
+	case LFP_WAIT_MUTEX_COND:
+		if (pthread_mutex_init(&s->mutex, NULL))
+			return -ENOMEM;
+		if (pthread_condattr_init(&ca) ||
+		    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+		    pthread_cond_init(&s->cond, &ca)) {
+			pthread_mutex_destroy(&s->mutex);
+			return -ENOMEM;
+		}
+		pthread_condattr_destroy(&ca);
+		return 0;
+	case LFP_WAIT_YIELD:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
+{
+	if (s->wait_obj == LFP_WAIT_FD && s->efd >= 0)
+		close(s->efd);
+	else if (s->wait_obj == LFP_WAIT_MUTEX_COND) {
+		pthread_cond_destroy(&s->cond);
+		pthread_mutex_destroy(&s->mutex);
+	}
+	s->efd = s->sleep_fd = -1;
+}
+
+/* ---------------------------------------------------------------- producer */
+
+/* Post the eventfd, then say so (the order W1 relies on: see below). */
+LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
+	 * 2^64-2, which is readable already. */
+	do
+		n = write(s->efd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+	/* Set after the write: a waiter that resets SIGNALLED (W1) and then
+	 * reads the eventfd sees this write's count. */
+	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
+}
+
+/* P4: the slow path, taken only when a waiter is armed. */
+LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
+{
+	/* Only the producer that resets ARMED signals: a run of events with a
+	 * waiter asleep costs one system call.  Full-barrier RMW. */
+	if (!lfp__btr_u32(&s->state, LFP__ARMED_BIT))
+		return;
+#ifdef LFP_STATS
+	(void)lfp__faa_u64(&s->stat_signals, 1);
+#endif
+	switch (s->wait_obj) {
+	case LFP_WAIT_FD:
+		lfp__signal_post(s);
+		break;
+	case LFP_WAIT_MUTEX_COND:
+		/* Under the mutex, so a waiter between reading cond_seq and
+		 * sleeping (it holds the mutex) cannot miss it. */
+		pthread_mutex_lock(&s->mutex);
+		s->cond_seq++;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->mutex);
+		break;
+	default:
+		break; /* YIELD: waiters poll the sources */
+	}
+}
+
+/*
+ * P2-P4, called by every producer after publishing (P1).  With nobody armed
+ * this is one private locked add and one load of a line that stays shared.
+ */
+LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
+{
+	lfp__mb(); /* P2: pairs with W2 (lfp__mb_after_rmw) */
+	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED) /* P3 */
+		lfp__signal_fire(s);
+}
+
+/* ---------------------------------------------------------------- waiter */
+
+/*
+ * W1: clear the native object's notification.  Returns 1 when a
+ * notification was pending (the caller puts it back with
+ * lfp__signal_restore if the re-check finds work).  A stale load of
+ * SIGNALLED only skips a drain: the fd stays readable and the next sleep
+ * returns at once, so it can cost a spurious wake, never a lost one.
+ */
+LFP_INLINE int lfp__signal_clear(struct lfp__signal *s)
+{
+	uint64_t v;
+	ssize_t n;
+
+	if (s->wait_obj != LFP_WAIT_FD ||
+	    !(lfp__ld_rlx_u32(&s->state) & LFP__SIGNALLED))
+		return 0;
+	if (!lfp__btr_u32(&s->state, LFP__SIGNALLED_BIT))
+		return 0; /* another waiter is draining it */
+	do
+		n = read(s->efd, &v, sizeof(v));
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(v);
+}
+
+/* W2: announce the waiter, then order that before the re-check (W3). */
+LFP_INLINE void lfp__signal_arm(struct lfp__signal *s)
+{
+	if (s->wait_obj == LFP_WAIT_YIELD)
+		return; /* waiters poll the sources; producers need not know */
+	(void)lfp__bts_u32(&s->state, LFP__ARMED_BIT);
+	lfp__mb_after_rmw(); /* pairs with P2 */
+}
+
+/* After W3 found work: hand a cleared notification back to other sleepers. */
+LFP_INLINE void lfp__signal_restore(struct lfp__signal *s, int cleared)
+{
+	if (cleared && s->wait_obj == LFP_WAIT_FD)
+		lfp__signal_post(s);
+}
+
+/*
+ * Sleep until the native object is signalled or the deadline passes; W4.
+ * Returns 0 (go and re-check) or -ETIMEDOUT.  seq0 is the MUTEX_COND
+ * sequence read before arming.
+ */
+LFP_INLINE int lfp__signal_sleep(struct lfp__signal *s, uint64_t seq0,
+                                 int64_t deadline)
+{
+	struct pollfd pfd;
+	struct timespec ts;
+	int n, rc = 0;
+
+	switch (s->wait_obj) {
+	case LFP_WAIT_FD:
+		pfd.fd = s->sleep_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, lfp__ms_left(deadline));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n == 0 && lfp__expired(deadline))
+			return -ETIMEDOUT;
+		return 0;
+	case LFP_WAIT_MUTEX_COND:
+		if (deadline >= 0) {
+			ts.tv_sec = (time_t)(deadline / 1000000000);
+			ts.tv_nsec = (long)(deadline % 1000000000);
+		}
+		pthread_mutex_lock(&s->mutex);
+		while (s->cond_seq == seq0 && rc == 0) {
+			if (deadline < 0)
+				rc = pthread_cond_wait(&s->cond, &s->mutex);
+			else
+				rc = pthread_cond_timedwait(&s->cond, &s->mutex, &ts);
+		}
+		pthread_mutex_unlock(&s->mutex);
+		return rc == ETIMEDOUT ? -ETIMEDOUT : 0;
+	default:
+		if (lfp__expired(deadline))
+			return -ETIMEDOUT;
+		sched_yield();
+		return 0;
+	}
+}
+
+LFP_INLINE uint64_t lfp__signal_seq(struct lfp__signal *s)
+{
+	uint64_t v = 0;
+
+	if (s->wait_obj == LFP_WAIT_MUTEX_COND) {
+		pthread_mutex_lock(&s->mutex);
+		v = s->cond_seq;
+		pthread_mutex_unlock(&s->mutex);
+	}
+	return v;
+}
+
+/*
+ * The trywait step of one object: W1, W2, then W3 through ready(arg)
+ * (> 0: work pending).  0 when blocking on the native object is safe,
+ * -EAGAIN otherwise.
+ */
+LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
+                                   int (*ready)(void *), void *arg)
+{
+	int cleared = lfp__signal_clear(s); /* W1 */
+
+	lfp__signal_arm(s);                 /* W2 */
+	if (ready(arg) > 0) {               /* W3 */
+		lfp__signal_restore(s, cleared);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Block until ready(arg) may be true: a bounded spin of `spin` checks, then
+ * W1-W4.  Returns 0 when ready(arg) reported work, 1 after waking from the
+ * native object (work may be there, or a spurious wake), and -ETIMEDOUT at
+ * the deadline.  Never consumes anything.
+ */
+LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *),
+                                     void *arg, int64_t deadline, int spin)
+{
+	uint64_t seq0;
+	int i, ret;
+
+	for (i = 0; i < spin; i++) {
+		if (ready(arg) > 0)
+			return 0;
+		lfp__cpu_relax();
+	}
+	seq0 = lfp__signal_seq(s);
+	if (lfp__signal_trywait(s, ready, arg))
+		return 0;
+	ret = lfp__signal_sleep(s, seq0, deadline);
+	return ret < 0 ? ret : 1;
+}
+
+LFP_INLINE int lfp__signal_wait(struct lfp__signal *s, int (*ready)(void *),
+                                void *arg, int64_t deadline)
+{
+	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT);
+}
+
+LFP_INLINE int lfp__signal_getwait(struct lfp__signal *s, int command, void *arg)
+{
+	struct lfp_mutex_cond *mc;
+
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = s->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	switch (s->wait_obj) {
+	case LFP_WAIT_FD:
+		*(int *)arg = s->sleep_fd;
+		return 0;
+	case LFP_WAIT_MUTEX_COND:
+		mc = (struct lfp_mutex_cond *)arg;
+		mc->mutex = &s->mutex;
+		mc->cond = &s->cond;
+		return 0;
+	default:
+		return -ENODATA;
+	}
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_SIGNAL_H */
