@@ -103,22 +103,28 @@ struct lfp_wait_pollfd {
 };
 
 struct lfp_fid;
+struct lfp__poll_link;
 
 /*
  * What every object class provides.  Bindings fill one of these to add a
  * class that lfp_trywait, poll sets and wait sets can work with.
- *   close    release the object; -EBUSY while still in use.
- *   control  LFP_GETWAIT / LFP_GETWAITOBJ; -ENOSYS for others.
- *   trywait  clear the object's notification, then re-check its sources:
- *            0 when blocking is safe, -EAGAIN when work is pending.
- *   ready    for poll sets: > 0 when the object has work, 0 when not
- *            (NULL: the class cannot join a poll set).
+ *   close     release the object; -EBUSY while still in use.
+ *   control   LFP_GETWAIT / LFP_GETWAITOBJ; -ENOSYS for others.
+ *   trywait   clear the object's notification, then re-check its sources:
+ *             0 when blocking is safe, -EAGAIN when work is pending.
+ *   ready     queue-like objects: > 0 while the object holds work.
+ *   events    event-like objects (counters): a count that moves on every
+ *             event, so a set reports the object when it moved since the
+ *             set last saw it; NULL for queue-like objects.
+ *   poll_link the object's link for poll sets (NULL: cannot join one).
  */
 struct lfp_fid_ops {
 	int (*close)(struct lfp_fid *fid);
 	int (*control)(struct lfp_fid *fid, int command, void *arg);
 	int (*trywait)(struct lfp_fid *fid);
 	int (*ready)(struct lfp_fid *fid);
+	uint64_t (*events)(struct lfp_fid *fid);
+	struct lfp__poll_link *(*poll_link)(struct lfp_fid *fid);
 };
 
 struct lfp_fid {

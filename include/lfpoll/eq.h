@@ -15,6 +15,7 @@
 #include "ring.h"
 #include "signal.h"
 #include "wait.h"
+#include "internal/errq.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,7 +66,7 @@ struct lfp_eq_err_entry {
 struct lfp_eq {
 	struct lfp_fid fid;
 	struct lfp_ring events;
-	struct lfp_ring errors;
+	struct lfp__errq errq;
 	/* Read-mostly after open. */
 	struct lfp__signal *sig;     /* &own, the set's signal, or NULL (NONE) */
 	struct lfp_wait *wait_set;
@@ -77,8 +78,6 @@ struct lfp_eq {
 	uint32_t overrun;            /* 0, then 1 forever */
 	uint32_t bind_refs;          /* bindings using this EQ: close is -EBUSY */
 	struct lfp__wait_member member;
-	pthread_mutex_t err_lock;    /* readerr only: guards err_scratch */
-	unsigned char *err_scratch;  /* EQ-owned err_data for readerr */
 	struct lfp__signal own;
 };
 
@@ -89,7 +88,7 @@ LFP_INLINE int lfp__eq_ready(void *arg)
 {
 	struct lfp_eq *eq = (struct lfp_eq *)arg;
 
-	return lfp__ring_ready(&eq->errors) || lfp__ring_ready(&eq->events) ||
+	return lfp__errq_ready(&eq->errq) || lfp__ring_ready(&eq->events) ||
 	       lfp__ld_rlx_u32(&eq->overrun);
 }
 
@@ -134,23 +133,13 @@ LFP_INLINE int lfp__eq_close_fid(struct lfp_fid *fid)
 }
 
 static const struct lfp_fid_ops lfp__eq_ops = {
-	lfp__eq_close_fid, lfp__eq_control, lfp__eq_trywait, lfp__eq_fid_ready
+	lfp__eq_close_fid, lfp__eq_control, lfp__eq_trywait, lfp__eq_fid_ready,
+	NULL, NULL /* an EQ cannot join a poll set */
 };
-
-LFP_INLINE size_t lfp__pow2_at_least(size_t n)
-{
-	size_t p = 2;
-
-	while (p < n && p <= SIZE_MAX / 2)
-		p <<= 1;
-	return p;
-}
 
 LFP_INLINE void lfp__eq_free(struct lfp_eq *eq)
 {
 	free(eq->events.slots);
-	free(eq->errors.slots);
-	free(eq->err_scratch);
 	free(eq);
 }
 
@@ -164,7 +153,7 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 {
 	struct lfp_eq_attr a;
 	struct lfp_eq *eq;
-	size_t cap, ecap, esz, emem, rmem;
+	size_t cap, ecap, esz, rmem;
 	void *p;
 	int ret;
 
@@ -194,36 +183,29 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
 	esz = a.entry_size ? a.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
 	rmem = lfp_ring_memsize(cap, LFP__EQ_HDR + esz);
-	emem = lfp_ring_memsize(ecap, sizeof(struct lfp_eq_err_entry) + esz);
-	if (!rmem || !emem)
+	if (!rmem || !lfp__errq_memsize(ecap, sizeof(struct lfp_eq_err_entry), esz))
 		return -EINVAL;
 
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*eq)))
 		return -ENOMEM;
 	eq = (struct lfp_eq *)p;
 	memset(eq, 0, sizeof(*eq));
-	eq->err_scratch = (unsigned char *)malloc(esz);
-	if (posix_memalign(&p, LFP_CACHELINE, rmem) == 0)
-		eq->events.slots = (unsigned char *)p;
-	if (posix_memalign(&p, LFP_CACHELINE, emem) == 0)
-		eq->errors.slots = (unsigned char *)p;
-	if (!eq->err_scratch || !eq->events.slots || !eq->errors.slots) {
-		lfp__eq_free(eq);
+	if (posix_memalign(&p, LFP_CACHELINE, rmem)) {
+		free(eq);
 		return -ENOMEM;
 	}
-	lfp_ring_init(&eq->events, eq->events.slots, cap, LFP__EQ_HDR + esz);
-	lfp_ring_init(&eq->errors, eq->errors.slots, ecap,
-	              sizeof(struct lfp_eq_err_entry) + esz);
+	lfp_ring_init(&eq->events, p, cap, LFP__EQ_HDR + esz);
+	ret = lfp__errq_init(&eq->errq, ecap, sizeof(struct lfp_eq_err_entry), esz);
+	if (ret) {
+		lfp__eq_free(eq);
+		return ret;
+	}
 	eq->fid.fclass = LFP_CLASS_EQ;
 	eq->fid.context = context;
 	eq->fid.ops = &lfp__eq_ops;
 	eq->flags = a.flags;
 	eq->entry_size = esz;
 	eq->wait_obj = a.wait_obj;
-	if (pthread_mutex_init(&eq->err_lock, NULL)) {
-		lfp__eq_free(eq);
-		return -ENOMEM;
-	}
 	if (a.wait_obj == LFP_WAIT_SET) {
 		ret = lfp__wait_bind(a.wait_set, &eq->member, &eq->fid);
 		if (ret)
@@ -240,7 +222,7 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	*eqp = eq;
 	return 0;
 fail:
-	pthread_mutex_destroy(&eq->err_lock);
+	lfp__errq_fini(&eq->errq);
 	lfp__eq_free(eq);
 	return ret;
 }
@@ -259,7 +241,7 @@ LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 		lfp__wait_unbind(eq->wait_set, &eq->member);
 	else if (eq->sig)
 		lfp__signal_fini(&eq->own);
-	pthread_mutex_destroy(&eq->err_lock);
+	lfp__errq_fini(&eq->errq);
 	lfp__eq_free(eq);
 	return 0;
 }
@@ -313,7 +295,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
                                     const struct lfp_eq_err_entry *err)
 {
 	struct lfp_eq_err_entry e;
-	uint64_t pos;
+	int ret;
 
 	if (!eq || !err || err->err == 0 || (!err->err_data && err->err_data_size))
 		return -EINVAL;
@@ -321,12 +303,12 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 		return -EMSGSIZE;
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
-	if (!lfp__ring_claim_prod(&eq->errors, 1, &pos))
-		return lfp__eq_full(eq);
 	e = *err;
 	e.err_data = NULL;
-	lfp__ring_fill2(&eq->errors, pos, &e, sizeof(e), err->err_data,
-	                err->err_data_size); /* P1 */
+	ret = lfp__errq_write(&eq->errq, &e, sizeof(e), err->err_data,
+	                      err->err_data_size); /* P1 */
+	if (ret == -EAGAIN)
+		return lfp__eq_full(eq);
 	if (eq->sig)
 		lfp__signal_notify(eq->sig);
 	return (ssize_t)sizeof(*err);
@@ -351,7 +333,7 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 
 	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
 		return -EINVAL;
-	if (lfp__ring_ready(&eq->errors))
+	if (lfp__errq_ready(&eq->errq))
 		return -LFP_EAVAIL;
 	if (flags & LFP_PEEK) {
 		r = lfp__ring_peek_split(&eq->events, hdr, sizeof(hdr), buf, len,
@@ -388,65 +370,35 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
  * on this EQ.  After an overrun (and once queued errors are read) every
  * readerr returns an entry with err = LFP_EOVERRUN.  Honours LFP_PEEK.
  */
+LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
+{
+	struct lfp_eq_err_entry *e = (struct lfp_eq_err_entry *)buf;
+	struct lfp_eq *eq = (struct lfp_eq *)arg;
+
+	/* Acquire: pairs with the release in lfp__eq_full (a flag only). */
+	if (!lfp__ld_acq_u32(&eq->overrun))
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->fid = &eq->fid;
+	e->context = eq->fid.context;
+	e->err = LFP_EOVERRUN;
+	return 1;
+}
+
 LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *buf,
                                   uint64_t flags)
 {
 	struct lfp_eq_err_entry e;
-	void *user = NULL;
-	size_t user_size = 0, n, dlen;
-	uint64_t pos;
-	unsigned char *d;
-	ssize_t r;
-	int big;
 
-	if (!eq || !buf || (flags & ~LFP_PEEK))
+	if (!eq || !buf || (flags & ~LFP_PEEK) || (buf->err_data_size && !buf->err_data))
 		return -EINVAL;
-	if (buf->err_data_size) {
-		if (!buf->err_data)
-			return -EINVAL;
-		user = buf->err_data;
-		user_size = buf->err_data_size;
-	}
-	pthread_mutex_lock(&eq->err_lock);
-	if (flags & LFP_PEEK) {
-		r = lfp__ring_peek_split(&eq->errors, &e, sizeof(e),
-		                         eq->err_scratch, eq->entry_size, &pos);
-		dlen = r >= 0 ? (size_t)r - sizeof(e) : 0;
-	} else if (lfp__ring_claim_cons(&eq->errors, 1, (size_t)-1, &pos, &big)) {
-		d = lfp__ring_data(&eq->errors, pos, &n);
-		memcpy(&e, d, sizeof(e));
-		dlen = n - sizeof(e);
-		if (dlen)
-			memcpy(eq->err_scratch, d + sizeof(e), dlen);
-		lfp__ring_release(&eq->errors, pos);
-		r = (ssize_t)n;
-	} else {
-		r = -EAGAIN;
-		dlen = 0;
-	}
-	if (r == -EAGAIN && lfp__ld_acq_u32(&eq->overrun)) {
-		memset(&e, 0, sizeof(e));
-		e.fid = &eq->fid;
-		e.context = eq->fid.context;
-		e.err = LFP_EOVERRUN;
-		r = 0;
-	}
-	if (r >= 0) {
-		if (user) {
-			n = dlen < user_size ? dlen : user_size;
-			if (n)
-				memcpy(user, eq->err_scratch, n);
-			e.err_data = user;
-			e.err_data_size = n;
-		} else {
-			e.err_data = dlen ? eq->err_scratch : NULL;
-			e.err_data_size = dlen;
-		}
-		*buf = e;
-		r = (ssize_t)sizeof(e);
-	}
-	pthread_mutex_unlock(&eq->err_lock);
-	return r;
+	e.err_data = buf->err_data;
+	e.err_data_size = buf->err_data_size;
+	if (lfp__errq_read(&eq->errq, &e, sizeof(e), &e.err_data, &e.err_data_size,
+	                   flags, lfp__eq_overrun_entry, eq) < 0)
+		return -EAGAIN;
+	*buf = e;
+	return (ssize_t)sizeof(e);
 }
 
 /*

@@ -9,6 +9,9 @@
 #include "signal.h"
 #include "pollfd.h"
 #include "wait.h"
+#include "poll.h"
 #include "eq.h"
+#include "cq.h"
+#include "cntr.h"
 
 #endif /* LFPOLL_LFPOLL_H */

@@ -77,6 +77,16 @@ LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size)
 	return 1;
 }
 
+/* The smallest power of two >= n, and at least 2 (queue capacities). */
+LFP_INLINE size_t lfp__pow2_at_least(size_t n)
+{
+	size_t p = 2;
+
+	while (p < n && p <= SIZE_MAX / 2)
+		p <<= 1;
+	return p;
+}
+
 /* Bytes of slot memory for lfp_ring_init(); 0 for invalid parameters. */
 LFP_INLINE size_t lfp_ring_memsize(size_t capacity, size_t slot_size)
 {

@@ -28,6 +28,7 @@ extern "C" {
 struct lfp__wait_member {
 	struct lfp__wait_member *next, *prev;
 	struct lfp_fid *fid;
+	uint64_t seen;                /* event-like members: events last seen */
 };
 
 struct lfp_wait_attr {
@@ -61,6 +62,7 @@ LFP_INLINE int lfp__wait_bind(struct lfp_wait *ws, struct lfp__wait_member *m,
 		return -EINVAL;
 	pthread_mutex_lock(&ws->lock);
 	m->fid = fid;
+	lfp__st_rlx_u64(&m->seen, fid->ops->events ? fid->ops->events(fid) : 0);
 	m->next = ws->head.next;
 	m->prev = &ws->head;
 	ws->head.next->prev = m;
@@ -101,9 +103,21 @@ LFP_INLINE int lfp__wait_ready(void *arg)
 	struct lfp__wait_member *m;
 	int ready = 0;
 
+	uint64_t ev;
+
 	pthread_mutex_lock(&ws->lock);
-	for (m = ws->head.next; m != &ws->head && !ready; m = m->next)
-		ready = m->fid->ops->ready && m->fid->ops->ready(m->fid) > 0;
+	for (m = ws->head.next; m != &ws->head && !ready; m = m->next) {
+		if (m->fid->ops->events) {
+			/* Reported once per change.  Relaxed: seen is also
+			 * reset by a counter's add/set; a lost race there
+			 * only costs a false positive. */
+			ev = m->fid->ops->events(m->fid);
+			ready = ev != lfp__ld_rlx_u64(&m->seen);
+			lfp__st_rlx_u64(&m->seen, ev);
+		} else {
+			ready = m->fid->ops->ready && m->fid->ops->ready(m->fid) > 0;
+		}
+	}
 	if (!ready && ws->wait_obj == LFP_WAIT_YIELD)
 		ready = lfp__wait_fds_ready(ws);
 	pthread_mutex_unlock(&ws->lock);
@@ -143,7 +157,8 @@ LFP_INLINE int lfp__wait_close_fid(struct lfp_fid *fid)
 }
 
 static const struct lfp_fid_ops lfp__wait_ops = {
-	lfp__wait_close_fid, lfp__wait_control, lfp__wait_trywait_fid, NULL
+	lfp__wait_close_fid, lfp__wait_control, lfp__wait_trywait_fid, NULL,
+	NULL, NULL
 };
 
 /*

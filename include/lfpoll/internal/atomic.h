@@ -68,8 +68,12 @@ LFP_INLINE int lfp__bts_u32(uint32_t *p, unsigned bit)
 LFP_INLINE int lfp__btr_u32(uint32_t *p, unsigned bit)
 { return (__atomic_fetch_and(p, ~(1u << bit), __ATOMIC_SEQ_CST) >> bit) & 1; }
 
+LFP_INLINE void *lfp__ld_rlx_ptr(void *const *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
 LFP_INLINE void *lfp__ld_acq_ptr(void *const *p)
 { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+LFP_INLINE void *lfp__xchg_ptr(void **p, void *v)
+{ return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 LFP_INLINE void lfp__st_rel_ptr(void **p, void *v)
 { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 LFP_INLINE int lfp__cas_ptr(void **p, void **expected, void *desired)
@@ -157,8 +161,12 @@ LFP_INLINE int lfp__bts_u32(uint32_t *p, unsigned bit)
 LFP_INLINE int lfp__btr_u32(uint32_t *p, unsigned bit)
 { return ck_pr_btr_32(p, bit); }
 
+LFP_INLINE void *lfp__ld_rlx_ptr(void *const *p)
+{ return ck_pr_load_ptr(p); }
 LFP_INLINE void *lfp__ld_acq_ptr(void *const *p)
 { void *v = ck_pr_load_ptr(p); ck_pr_fence_acquire(); return v; }
+LFP_INLINE void *lfp__xchg_ptr(void **p, void *v)
+{ return ck_pr_fas_ptr(p, v); }
 LFP_INLINE void lfp__st_rel_ptr(void **p, void *v)
 { ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
 LFP_INLINE int lfp__cas_ptr(void **p, void **expected, void *desired)

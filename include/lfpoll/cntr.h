@@ -1,0 +1,318 @@
+/*
+ * lfpoll counter: a 64-bit success count and error count.
+ *
+ * lfp_cntr_inc / lfp_cntr_incerr are the completion side: they count as
+ * events for poll sets and wait sets and wake waiters.  The application's
+ * lfp_cntr_add / _set (and _adderr / _seterr) follow fi_poll(3): they change
+ * the value, wake lfp_cntr_wait, and reset the "changed since the last poll"
+ * state, so a poll set does not report a counter for the application's own
+ * change.
+ */
+#ifndef LFPOLL_CNTR_H
+#define LFPOLL_CNTR_H
+
+#include "common.h"
+#include "signal.h"
+#include "wait.h"
+#include "poll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct lfp_cntr_attr {
+	uint64_t flags;               /* must be 0 */
+	enum lfp_wait_obj wait_obj;
+	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
+};
+
+struct lfp_cntr {
+	struct lfp_fid fid;
+	struct lfp__signal *sig;      /* &own, the set's signal, or NULL */
+	struct lfp_wait *wait_set;
+	enum lfp_wait_obj wait_obj;
+	struct lfp__wait_member member;
+	struct lfp__poll_link link;
+	uint64_t trywait_seen;        /* events when trywait last reported */
+	char lfp__pad0[LFP_CACHELINE_PAIR];
+	/* Written by the completion side; one line pair of their own. */
+	uint64_t value;
+	uint64_t err;
+	uint64_t events;              /* inc/incerr calls: what sets compare */
+	char lfp__pad1[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t)];
+	struct lfp__signal own;
+};
+
+LFP_INLINE uint64_t lfp__cntr_events(struct lfp_fid *fid)
+{
+	/* Acquire: pairs with the RMWs in inc/incerr; a set that sees the
+	 * event count move also sees the value that moved with it. */
+	return lfp__ld_acq_u64(&((struct lfp_cntr *)(void *)fid)->events);
+}
+
+LFP_INLINE struct lfp__poll_link *lfp__cntr_poll_link(struct lfp_fid *fid)
+{
+	return &((struct lfp_cntr *)(void *)fid)->link;
+}
+
+/* trywait's re-check: the counter has work when its events moved since
+ * the last trywait that reported them. */
+LFP_INLINE int lfp__cntr_ready(void *arg)
+{
+	struct lfp_cntr *c = (struct lfp_cntr *)arg;
+
+	return lfp__ld_acq_u64(&c->events) != lfp__ld_rlx_u64(&c->trywait_seen);
+}
+
+LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
+{
+	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
+
+	if (!c->sig)
+		return -EINVAL;
+	if (c->wait_set)
+		return lfp__wait_trywait(c->wait_set);
+	/* Blocking is safe once the caller has seen every event so far: the
+	 * trywait itself marks them seen, so -EAGAIN reports new ones once. */
+	if (lfp__signal_trywait(c->sig, lfp__cntr_ready, c)) {
+		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events));
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+LFP_INLINE int lfp__cntr_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
+
+	if (command == LFP_GETWAITOBJ) {
+		if (!arg)
+			return -EINVAL;
+		*(enum lfp_wait_obj *)arg = c->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	if (!c->sig || c->wait_set)
+		return -ENODATA;
+	return lfp__signal_getwait(c->sig, command, arg);
+}
+
+LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c);
+
+LFP_INLINE int lfp__cntr_close_fid(struct lfp_fid *fid)
+{
+	return lfp_cntr_close((struct lfp_cntr *)(void *)fid);
+}
+
+static const struct lfp_fid_ops lfp__cntr_ops = {
+	lfp__cntr_close_fid, lfp__cntr_control, lfp__cntr_trywait, NULL,
+	lfp__cntr_events, lfp__cntr_poll_link
+};
+
+/* attr NULL: wait object NONE.  -EINVAL for flags, bad wait objects. */
+LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
+                             struct lfp_cntr **cp, void *context)
+{
+	struct lfp_cntr_attr a;
+	struct lfp_cntr *c;
+	void *p;
+	int ret;
+
+	if (!cp)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
+	if (a.flags)
+		return -EINVAL;
+	switch (a.wait_obj) {
+	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
+	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
+		if (a.wait_set)
+			return -EINVAL;
+		break;
+	case LFP_WAIT_SET:
+		if (!a.wait_set)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*c)))
+		return -ENOMEM;
+	c = (struct lfp_cntr *)p;
+	memset(c, 0, sizeof(*c));
+	c->fid.fclass = LFP_CLASS_CNTR;
+	c->fid.context = context;
+	c->fid.ops = &lfp__cntr_ops;
+	c->wait_obj = a.wait_obj;
+	c->link.fid = &c->fid;
+	if (a.wait_obj == LFP_WAIT_SET) {
+		ret = lfp__wait_bind(a.wait_set, &c->member, &c->fid);
+		if (ret) {
+			free(c);
+			return ret;
+		}
+		c->wait_set = a.wait_set;
+		c->sig = lfp__wait_signal(a.wait_set);
+	} else if (a.wait_obj != LFP_WAIT_NONE) {
+		ret = lfp__signal_init(&c->own, a.wait_obj);
+		if (ret) {
+			free(c);
+			return ret;
+		}
+		c->sig = &c->own;
+		c->wait_obj = c->own.wait_obj;
+	}
+	*cp = c;
+	return 0;
+}
+
+/* -EBUSY while in a poll set. */
+LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (lfp__ld_acq_ptr((void *const *)&c->link.ps))
+		return -EBUSY;
+	if (c->wait_set)
+		lfp__wait_unbind(c->wait_set, &c->member);
+	else if (c->sig)
+		lfp__signal_fini(&c->own);
+	free(c);
+	return 0;
+}
+
+/* The values (0 for a NULL counter). */
+LFP_INLINE uint64_t lfp_cntr_read(struct lfp_cntr *c)
+{
+	return c ? lfp__ld_acq_u64(&c->value) : 0;
+}
+
+LFP_INLINE uint64_t lfp_cntr_readerr(struct lfp_cntr *c)
+{
+	return c ? lfp__ld_acq_u64(&c->err) : 0;
+}
+
+/* Completion side: an event.  The RMWs are P1 (publish) of signal.h. */
+LFP_INLINE int lfp__cntr_event(struct lfp_cntr *c, uint64_t *field, uint64_t v)
+{
+	if (!c)
+		return -EINVAL;
+	(void)lfp__faa_u64(field, v);
+	(void)lfp__faa_u64(&c->events, 1);
+	lfp__notify_all(c->sig, &c->link);
+	return 0;
+}
+
+LFP_INLINE int lfp_cntr_inc(struct lfp_cntr *c, uint64_t v)
+{
+	return lfp__cntr_event(c, c ? &c->value : NULL, v);
+}
+
+LFP_INLINE int lfp_cntr_incerr(struct lfp_cntr *c, uint64_t v)
+{
+	return lfp__cntr_event(c, c ? &c->err : NULL, v);
+}
+
+/*
+ * Application side: after changing a value, mark every event so far as seen
+ * by the poll set and the wait set (fi_poll(3)'s reset), and wake
+ * lfp_cntr_wait.
+ */
+LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c)
+{
+	uint64_t ev = lfp__ld_acq_u64(&c->events);
+
+	lfp__st_rlx_u64(&c->link.seen, ev);
+	lfp__st_rlx_u64(&c->member.seen, ev);
+	if (c->sig)
+		lfp__signal_notify(c->sig);
+	return 0;
+}
+
+LFP_INLINE int lfp_cntr_add(struct lfp_cntr *c, uint64_t v)
+{
+	if (!c)
+		return -EINVAL;
+	(void)lfp__faa_u64(&c->value, v);
+	return lfp__cntr_app(c);
+}
+
+LFP_INLINE int lfp_cntr_adderr(struct lfp_cntr *c, uint64_t v)
+{
+	if (!c)
+		return -EINVAL;
+	(void)lfp__faa_u64(&c->err, v);
+	return lfp__cntr_app(c);
+}
+
+LFP_INLINE int lfp_cntr_set(struct lfp_cntr *c, uint64_t v)
+{
+	if (!c)
+		return -EINVAL;
+	(void)lfp__xchg_u64(&c->value, v);
+	return lfp__cntr_app(c);
+}
+
+LFP_INLINE int lfp_cntr_seterr(struct lfp_cntr *c, uint64_t v)
+{
+	if (!c)
+		return -EINVAL;
+	(void)lfp__xchg_u64(&c->err, v);
+	return lfp__cntr_app(c);
+}
+
+struct lfp__cntr_wait {
+	struct lfp_cntr *c;
+	uint64_t threshold;
+	uint64_t err0;
+};
+
+LFP_INLINE int lfp__cntr_wait_ready(void *arg)
+{
+	struct lfp__cntr_wait *w = (struct lfp__cntr_wait *)arg;
+
+	return lfp__ld_acq_u64(&w->c->value) >= w->threshold ||
+	       lfp__ld_acq_u64(&w->c->err) != w->err0;
+}
+
+/*
+ * Wait until the value reaches threshold: 0; -LFP_EAVAIL when the error
+ * count changes meanwhile; -ETIMEDOUT at the timeout (ms, < 0 infinite);
+ * -ENOSYS for wait objects NONE and SET.
+ */
+LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout)
+{
+	struct lfp__cntr_wait w;
+	int64_t deadline;
+
+	if (!c)
+		return -EINVAL;
+	if (!c->sig || c->wait_set)
+		return -ENOSYS;
+	w.c = c;
+	w.threshold = threshold;
+	w.err0 = lfp__ld_acq_u64(&c->err);
+	deadline = lfp__deadline(timeout);
+	for (;;) {
+		if (lfp__ld_acq_u64(&c->value) >= threshold)
+			return 0;
+		if (lfp__ld_acq_u64(&c->err) != w.err0)
+			return -LFP_EAVAIL;
+		if (timeout == 0 ||
+		    lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline) < 0) {
+			if (lfp__ld_acq_u64(&c->value) >= threshold)
+				return 0;
+			return lfp__ld_acq_u64(&c->err) != w.err0 ? -LFP_EAVAIL
+			                                           : -ETIMEDOUT;
+		}
+	}
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_CNTR_H */

@@ -1,0 +1,425 @@
+/*
+ * lfpoll completion queue: fixed-format completions on a lock-free ring,
+ * a separate error queue, sread with a threshold, and fi_cq_signal.
+ *
+ * The producer side (lfp_cq_write, lfp_cq_writeerr) is what a completion
+ * source calls; it never blocks and makes no system call while nobody
+ * waits.  A full CQ refuses further completions with -EAGAIN (the source
+ * keeps them and retries): completions are never dropped.
+ */
+#ifndef LFPOLL_CQ_H
+#define LFPOLL_CQ_H
+
+#include "common.h"
+#include "ring.h"
+#include "signal.h"
+#include "wait.h"
+#include "poll.h"
+#include "internal/errq.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum lfp_cq_format {
+	LFP_CQ_FORMAT_CONTEXT,
+	LFP_CQ_FORMAT_MSG,
+	LFP_CQ_FORMAT_DATA,
+	LFP_CQ_FORMAT_TAGGED
+};
+
+struct lfp_cq_entry {
+	void *op_context;
+};
+
+struct lfp_cq_msg_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+};
+
+struct lfp_cq_data_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+};
+
+struct lfp_cq_tagged_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+	uint64_t tag;
+};
+
+struct lfp_cq_err_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+	uint64_t tag;
+	size_t olen;
+	int err;
+	int prov_errno;
+	void *err_data;
+	size_t err_data_size;
+};
+
+struct lfp_cq_attr {
+	size_t size;                  /* capacity, a minimum; 0 = default */
+	uint64_t flags;               /* LFP_AFFINITY or 0 */
+	enum lfp_cq_format format;
+	enum lfp_wait_obj wait_obj;
+	int signaling_vector;         /* accepted, unused */
+	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
+};
+
+#define LFP_CQ_DEFAULT_SIZE  1024
+#define LFP_CQ_ERR_CAPACITY  256  /* error entries queued at most */
+#define LFP_CQ_ERR_DATA_MAX  64   /* bytes of provider error data per error */
+
+struct lfp_cq {
+	struct lfp_fid fid;
+	struct lfp_ring entries;
+	struct lfp__errq errq;
+	struct lfp__signal *sig;      /* &own, the set's signal, or NULL (NONE) */
+	struct lfp_wait *wait_set;
+	enum lfp_wait_obj wait_obj;
+	enum lfp_cq_format format;
+	size_t entry_size;
+	uint32_t signals;             /* lfp_cq_signal calls */
+	struct lfp__wait_member member;
+	struct lfp__poll_link link;
+	struct lfp__signal own;
+};
+
+LFP_INLINE size_t lfp__cq_entry_size(enum lfp_cq_format f)
+{
+	switch (f) {
+	case LFP_CQ_FORMAT_CONTEXT: return sizeof(struct lfp_cq_entry);
+	case LFP_CQ_FORMAT_MSG:     return sizeof(struct lfp_cq_msg_entry);
+	case LFP_CQ_FORMAT_DATA:    return sizeof(struct lfp_cq_data_entry);
+	case LFP_CQ_FORMAT_TAGGED:  return sizeof(struct lfp_cq_tagged_entry);
+	default:                    return 0;
+	}
+}
+
+LFP_INLINE int lfp__cq_ready(void *arg)
+{
+	struct lfp_cq *cq = (struct lfp_cq *)arg;
+
+	return lfp__ring_ready(&cq->entries) || lfp__errq_ready(&cq->errq);
+}
+
+LFP_INLINE int lfp__cq_fid_ready(struct lfp_fid *fid)
+{
+	return lfp__cq_ready(fid);
+}
+
+LFP_INLINE int lfp__cq_trywait(struct lfp_fid *fid)
+{
+	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
+
+	if (!cq->sig)
+		return -EINVAL;
+	if (cq->wait_set) /* clearing the set's signal re-checks every member */
+		return lfp__wait_trywait(cq->wait_set);
+	return lfp__signal_trywait(cq->sig, lfp__cq_ready, cq);
+}
+
+LFP_INLINE int lfp__cq_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
+
+	if (command == LFP_GETWAITOBJ) {
+		if (!arg)
+			return -EINVAL;
+		*(enum lfp_wait_obj *)arg = cq->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	if (!cq->sig || cq->wait_set)
+		return -ENODATA;
+	return lfp__signal_getwait(cq->sig, command, arg);
+}
+
+LFP_INLINE struct lfp__poll_link *lfp__cq_poll_link(struct lfp_fid *fid)
+{
+	return &((struct lfp_cq *)(void *)fid)->link;
+}
+
+LFP_INLINE int lfp_cq_close(struct lfp_cq *cq);
+
+LFP_INLINE int lfp__cq_close_fid(struct lfp_fid *fid)
+{
+	return lfp_cq_close((struct lfp_cq *)(void *)fid);
+}
+
+static const struct lfp_fid_ops lfp__cq_ops = {
+	lfp__cq_close_fid, lfp__cq_control, lfp__cq_trywait, lfp__cq_fid_ready,
+	NULL, lfp__cq_poll_link
+};
+
+/*
+ * Open a CQ.  attr NULL: defaults (CONTEXT format, 1024 entries, wait NONE).
+ * -EINVAL for a bad format, wait object or flags, SET without a wait set.
+ */
+LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
+                           void *context)
+{
+	struct lfp_cq_attr a;
+	struct lfp_cq *cq;
+	size_t cap, esz, bytes;
+	void *p;
+	int ret;
+
+	if (!cqp)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
+	esz = lfp__cq_entry_size(a.format);
+	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY)
+		return -EINVAL;
+	switch (a.wait_obj) {
+	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
+	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
+		if (a.wait_set)
+			return -EINVAL;
+		break;
+	case LFP_WAIT_SET:
+		if (!a.wait_set)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	cap = lfp__pow2_at_least(a.size ? a.size : LFP_CQ_DEFAULT_SIZE);
+	bytes = lfp_ring_memsize(cap, esz);
+	if (!bytes)
+		return -EINVAL;
+	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*cq)))
+		return -ENOMEM;
+	cq = (struct lfp_cq *)p;
+	memset(cq, 0, sizeof(*cq));
+	if (posix_memalign(&p, LFP_CACHELINE, bytes)) {
+		free(cq);
+		return -ENOMEM;
+	}
+	lfp_ring_init(&cq->entries, p, cap, esz);
+	ret = lfp__errq_init(&cq->errq, cap < LFP_CQ_ERR_CAPACITY ? cap : LFP_CQ_ERR_CAPACITY,
+	                     sizeof(struct lfp_cq_err_entry), LFP_CQ_ERR_DATA_MAX);
+	if (ret)
+		goto fail_ring;
+	cq->fid.fclass = LFP_CLASS_CQ;
+	cq->fid.context = context;
+	cq->fid.ops = &lfp__cq_ops;
+	cq->format = a.format;
+	cq->entry_size = esz;
+	cq->wait_obj = a.wait_obj;
+	cq->link.fid = &cq->fid;
+	if (a.wait_obj == LFP_WAIT_SET) {
+		ret = lfp__wait_bind(a.wait_set, &cq->member, &cq->fid);
+		if (ret)
+			goto fail_errq;
+		cq->wait_set = a.wait_set;
+		cq->sig = lfp__wait_signal(a.wait_set);
+	} else if (a.wait_obj != LFP_WAIT_NONE) {
+		ret = lfp__signal_init(&cq->own, a.wait_obj);
+		if (ret)
+			goto fail_errq;
+		cq->sig = &cq->own;
+		cq->wait_obj = cq->own.wait_obj;
+	}
+	*cqp = cq;
+	return 0;
+fail_errq:
+	lfp__errq_fini(&cq->errq);
+fail_ring:
+	free(cq->entries.slots);
+	free(cq);
+	return ret;
+}
+
+/*
+ * Close: -EBUSY while in a poll set (lfp_poll_del it first).  Queued
+ * completions are discarded; a wait-set member leaves the set.
+ */
+LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
+{
+	if (!cq)
+		return -EINVAL;
+	if (lfp__ld_acq_ptr((void *const *)&cq->link.ps))
+		return -EBUSY;
+	if (cq->wait_set)
+		lfp__wait_unbind(cq->wait_set, &cq->member);
+	else if (cq->sig)
+		lfp__signal_fini(&cq->own);
+	lfp__errq_fini(&cq->errq);
+	free(cq->entries.slots);
+	free(cq);
+	return 0;
+}
+
+/*
+ * Producer side: queue up to count completions of the CQ's format from
+ * entries.  Returns how many were queued (a prefix), or -EAGAIN when the CQ
+ * is full.
+ */
+LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t count)
+{
+	size_t n;
+
+	if (!cq || !entries || count == 0)
+		return -EINVAL;
+	n = lfp_ring_enqueue_burst(&cq->entries, entries, cq->entry_size, count); /* P1 */
+	if (!n)
+		return -EAGAIN;
+	lfp__notify_all(cq->sig, &cq->link);
+	return (ssize_t)n;
+}
+
+/*
+ * Producer side: queue an error completion; err->err must be non-zero and
+ * err->err_data_size at most LFP_CQ_ERR_DATA_MAX (-EMSGSIZE).  Returns
+ * sizeof(*err), or -EAGAIN when the error queue is full.
+ */
+LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_entry *err)
+{
+	struct lfp_cq_err_entry e;
+	int ret;
+
+	if (!cq || !err || err->err == 0 || (!err->err_data && err->err_data_size))
+		return -EINVAL;
+	e = *err;
+	e.err_data = NULL;
+	ret = lfp__errq_write(&cq->errq, &e, sizeof(e), err->err_data,
+	                      err->err_data_size); /* P1 */
+	if (ret)
+		return ret;
+	lfp__notify_all(cq->sig, &cq->link);
+	return (ssize_t)sizeof(*err);
+}
+
+/*
+ * Read up to count completions into buf (an array of the CQ's format).
+ * Returns how many; -EAGAIN when empty; -LFP_EAVAIL while an error
+ * completion is queued (read it with lfp_cq_readerr).
+ */
+LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
+{
+	size_t n;
+
+	if (!cq || (!buf && count))
+		return -EINVAL;
+	if (lfp__errq_ready(&cq->errq))
+		return -LFP_EAVAIL;
+	if (count == 0)
+		return 0;
+	n = lfp_ring_dequeue_burst(&cq->entries, buf, cq->entry_size, count);
+	return n ? (ssize_t)n : -EAGAIN;
+}
+
+/*
+ * Read one error completion; err_data rules as lfp_eq_readerr.  Returns
+ * sizeof(*buf) or -EAGAIN.  Honours LFP_PEEK.
+ */
+LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *buf,
+                                  uint64_t flags)
+{
+	struct lfp_cq_err_entry e;
+
+	if (!cq || !buf || (flags & ~LFP_PEEK) || (buf->err_data_size && !buf->err_data))
+		return -EINVAL;
+	e.err_data = buf->err_data;
+	e.err_data_size = buf->err_data_size;
+	if (lfp__errq_read(&cq->errq, &e, sizeof(e), &e.err_data,
+	                   &e.err_data_size, flags, NULL, NULL) < 0)
+		return -EAGAIN;
+	*buf = e;
+	return (ssize_t)sizeof(e);
+}
+
+struct lfp__cq_wait {
+	struct lfp_cq *cq;
+	size_t threshold;
+	uint32_t signals;
+};
+
+LFP_INLINE int lfp__cq_threshold_ready(void *arg)
+{
+	struct lfp__cq_wait *w = (struct lfp__cq_wait *)arg;
+
+	return lfp_ring_count(&w->cq->entries) >= w->threshold ||
+	       lfp__errq_ready(&w->cq->errq) ||
+	       lfp__ld_rlx_u32(&w->cq->signals) != w->signals;
+}
+
+/*
+ * Blocking read.  cond: NULL, or a const size_t * threshold: wait until at
+ * least that many completions (capped at count) are queued.  timeout in ms
+ * (< 0 infinite).  Returns as lfp_cq_read; -EAGAIN when the timeout expires
+ * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.
+ */
+LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
+                                const void *cond, int timeout)
+{
+	struct lfp__cq_wait w;
+	int64_t deadline;
+	ssize_t ret;
+
+	if (!cq || !buf || count == 0)
+		return -EINVAL;
+	if (!cq->sig || cq->wait_set)
+		return -ENOSYS;
+	w.cq = cq;
+	w.threshold = cond ? *(const size_t *)cond : 1;
+	if (w.threshold == 0)
+		w.threshold = 1;
+	if (w.threshold > count)
+		w.threshold = count;
+	w.signals = lfp__ld_rlx_u32(&cq->signals);
+	deadline = lfp__deadline(timeout);
+	for (;;) {
+		if (lfp__errq_ready(&cq->errq))
+			return -LFP_EAVAIL;
+		if (lfp_ring_count(&cq->entries) >= w.threshold) {
+			ret = lfp_cq_read(cq, buf, count);
+			if (ret != -EAGAIN)
+				return ret;
+		}
+		if (timeout == 0 || lfp__ld_rlx_u32(&cq->signals) != w.signals)
+			return -EAGAIN;
+		if (lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline) < 0)
+			return -EAGAIN;
+	}
+}
+
+/* Wake threads blocked in lfp_cq_sread on this CQ (they return -EAGAIN). */
+LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
+{
+	if (!cq)
+		return -EINVAL;
+	(void)lfp__faa_u32(&cq->signals, 1); /* full barrier: also P2 */
+	if (cq->sig)
+		lfp__signal_notify(cq->sig);
+	return 0;
+}
+
+#ifdef LFP_STATS
+LFP_INLINE uint64_t lfp__cq_stat_signals(struct lfp_cq *cq)
+{
+	return cq->sig ? lfp__ld_rlx_u64(&cq->sig->stat_signals) : 0;
+}
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_CQ_H */

@@ -1,0 +1,141 @@
+/*
+ * lfpoll internal: the error queue shared by EQs and CQs.
+ * Do not include directly; include <lfpoll/eq.h> or <lfpoll/cq.h>.
+ *
+ * A ring whose slots hold an error entry (the caller's struct, copied
+ * whole) followed by up to data_max bytes of provider error data.  Reading
+ * applies fi_eq(3)/fi_cq(3)'s err_data rules: with err_data_size > 0 on
+ * input the data is copied into the caller's buffer (err_data_size becomes
+ * the bytes copied); otherwise err_data points at queue-owned memory valid
+ * until the next readerr.  Errors are rare, so readers serialise on a
+ * mutex that guards that memory; writers stay lock-free.
+ */
+#ifndef LFPOLL_INTERNAL_ERRQ_H
+#define LFPOLL_INTERNAL_ERRQ_H
+
+#include "../ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct lfp__errq {
+	struct lfp_ring ring;
+	pthread_mutex_t lock;         /* readers only: guards scratch */
+	unsigned char *scratch;       /* queue-owned err_data */
+	size_t data_max;
+};
+
+LFP_INLINE size_t lfp__errq_memsize(size_t capacity, size_t entry_size,
+                                    size_t data_max)
+{
+	return lfp_ring_memsize(capacity, entry_size + data_max);
+}
+
+LFP_INLINE int lfp__errq_init(struct lfp__errq *q, size_t capacity,
+                              size_t entry_size, size_t data_max)
+{
+	size_t bytes = lfp__errq_memsize(capacity, entry_size, data_max);
+	void *mem;
+
+	if (!bytes)
+		return -EINVAL;
+	if (posix_memalign(&mem, LFP_CACHELINE, bytes))
+		return -ENOMEM;
+	q->scratch = (unsigned char *)malloc(data_max ? data_max : 1);
+	if (!q->scratch || pthread_mutex_init(&q->lock, NULL)) {
+		free(q->scratch);
+		free(mem);
+		return -ENOMEM;
+	}
+	q->data_max = data_max;
+	lfp_ring_init(&q->ring, mem, capacity, entry_size + data_max);
+	return 0;
+}
+
+LFP_INLINE void lfp__errq_fini(struct lfp__errq *q)
+{
+	pthread_mutex_destroy(&q->lock);
+	free(q->ring.slots);
+	free(q->scratch);
+}
+
+/* Queue entry (entry_size bytes, its data pointer already cleared by the
+ * caller) and data_len bytes of data.  0, -EMSGSIZE, or -EAGAIN when full. */
+LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
+                               size_t entry_size, const void *data,
+                               size_t data_len)
+{
+	uint64_t pos;
+
+	if (data_len > q->data_max)
+		return -EMSGSIZE;
+	if (!lfp__ring_claim_prod(&q->ring, 1, &pos))
+		return -EAGAIN;
+	lfp__ring_fill2(&q->ring, pos, entry, entry_size, data, data_len);
+	return 0;
+}
+
+/* Whether an error entry is queued (a snapshot). */
+LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
+{
+	return lfp__ring_ready(&q->ring);
+}
+
+/*
+ * Read (or with LFP_PEEK copy) the head entry into buf, entry_size bytes,
+ * whose err_data / err_data_size fields are at *data / *data_size.  With
+ * fill != NULL and an empty queue, fill(buf) supplies a synthetic entry
+ * (the EQ's overrun) instead of -EAGAIN.  Returns entry_size or -EAGAIN.
+ */
+LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
+                                  size_t entry_size, void **data,
+                                  size_t *data_size, uint64_t flags,
+                                  int (*fill)(void *buf, void *arg), void *arg)
+{
+	void *user = *data_size ? *data : NULL;
+	size_t user_size = *data_size, dlen = 0, n;
+	uint64_t pos;
+	unsigned char *d;
+	ssize_t r;
+	int big;
+
+	pthread_mutex_lock(&q->lock);
+	if (flags & LFP_PEEK) {
+		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
+		                         q->data_max, &pos);
+		if (r >= 0)
+			dlen = (size_t)r - entry_size;
+	} else if (lfp__ring_claim_cons(&q->ring, 1, (size_t)-1, &pos, &big)) {
+		d = lfp__ring_data(&q->ring, pos, &n);
+		memcpy(buf, d, entry_size);
+		dlen = n - entry_size;
+		if (dlen)
+			memcpy(q->scratch, d + entry_size, dlen);
+		lfp__ring_release(&q->ring, pos);
+		r = (ssize_t)n;
+	} else {
+		r = fill && fill(buf, arg) ? 0 : -EAGAIN;
+	}
+	if (r >= 0) {
+		if (user) {
+			n = dlen < user_size ? dlen : user_size;
+			if (n)
+				memcpy(user, q->scratch, n);
+			*data = user;
+			*data_size = n;
+		} else {
+			*data = dlen ? q->scratch : NULL;
+			*data_size = dlen;
+		}
+		r = (ssize_t)entry_size;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_INTERNAL_ERRQ_H */

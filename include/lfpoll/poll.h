@@ -1,0 +1,323 @@
+/*
+ * lfpoll poll set: reports the CQs that hold work and the counters that
+ * changed, at a cost that grows with the ready members, not with members.
+ *
+ * Each pollable object embeds one struct lfp__poll_link.  When a producer
+ * publishes work it checks the link: if the object is in a poll set and not
+ * already queued there, it pushes the link onto the set's ready stack (a
+ * Treiber stack: producers push, lfp_poll takes the whole stack with one
+ * exchange).  lfp_poll looks only at the links it took and at the ones it
+ * still tracks because they held work last time (a CQ stays reported while
+ * non-empty).  An object belongs to at most one poll set at a time.
+ *
+ * Link states (queued):
+ *   IDLE     not tracked: the next event pushes it
+ *   PUSHING  a producer owns the push
+ *   TRACKED  on the ready stack or on the poller's own list
+ * A producer takes IDLE -> PUSHING by CAS, re-reads the link's poll set
+ * (Dekker with lfp_poll_del, which clears it and then waits out PUSHING),
+ * pushes, and stores TRACKED.  The poller, to drop a link, stores IDLE and
+ * then re-checks the object (Dekker with the producer's publish/check), so
+ * an event is never left untracked.
+ */
+#ifndef LFPOLL_POLL_H
+#define LFPOLL_POLL_H
+
+#include "common.h"
+#include "signal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { LFP__LINK_IDLE, LFP__LINK_PUSHING, LFP__LINK_TRACKED };
+
+struct lfp_poll;
+
+struct lfp__poll_link {
+	struct lfp_poll *ps;          /* the poll set, or NULL */
+	struct lfp__poll_link *next;  /* on the ready stack or the poller's list */
+	struct lfp_fid *fid;
+	uint64_t seen;                /* event-like objects: events last reported */
+	uint32_t queued;              /* LFP__LINK_* */
+};
+
+struct lfp_poll_attr {
+	uint64_t flags;               /* must be 0 */
+};
+
+struct lfp_poll {
+	struct lfp_fid fid;
+	/* Pushed by producers; taken whole by lfp_poll. */
+	struct lfp__poll_link *ready;
+	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *)];
+	/* Poller side, under lock: links still tracked from the last poll. */
+	pthread_mutex_t lock;
+	struct lfp__poll_link *tracked;
+	size_t nmembers;
+};
+
+/*
+ * Producer side, after publishing work (and after lfp__signal_notify, whose
+ * full barrier orders the publish before the loads here; objects without a
+ * wait object call lfp__mb first).  Cheap when the object is in no poll set
+ * or already tracked: two loads.
+ */
+LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
+{
+	struct lfp_poll *ps;
+	struct lfp__poll_link *top;
+	uint32_t idle = LFP__LINK_IDLE;
+
+	if (!lfp__ld_rlx_ptr((void *const *)&l->ps) ||
+	    lfp__ld_rlx_u32(&l->queued) != LFP__LINK_IDLE)
+		return;
+	/* Full-barrier RMW: orders our publish before the poller's re-check
+	 * (pairs with the poller's L2), and the claim before the re-read of
+	 * ps (pairs with lfp_poll_del's D1). */
+	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_PUSHING))
+		return;
+	ps = (struct lfp_poll *)lfp__ld_acq_ptr((void *const *)&l->ps);
+	if (!ps) {
+		/* Deleted meanwhile: lfp_poll_del waits for this store. */
+		lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
+		return;
+	}
+	top = (struct lfp__poll_link *)lfp__ld_rlx_ptr((void *const *)&ps->ready);
+	do
+		l->next = top;
+	while (!lfp__cas_ptr((void **)&ps->ready, (void **)&top, l));
+	/* Release: lfp_poll_del waits for a state other than PUSHING before
+	 * it touches the stack. */
+	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
+}
+
+/*
+ * What a producer does after publishing work: wake an armed waiter (P2-P4
+ * of signal.h) and queue the object in its poll set.  The full barrier of
+ * P2 (or lfp__mb when there is no wait object) also orders the publish
+ * before the poll link's loads.
+ */
+LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp__poll_link *l)
+{
+	if (sig)
+		lfp__signal_notify(sig);
+	else
+		lfp__mb();
+	lfp__poll_link_notify(l);
+}
+
+/* Whether the member behind a link has something to report; consumes a
+ * counter's change only when consume is set. */
+LFP_INLINE int lfp__poll_link_ready(struct lfp__poll_link *l, int consume)
+{
+	uint64_t ev;
+
+	if (l->fid->ops->events) {
+		/* Relaxed: seen is also reset by the counter's add/set; a
+		 * lost race there only costs a false positive. */
+		ev = l->fid->ops->events(l->fid);
+		if (ev == lfp__ld_rlx_u64(&l->seen))
+			return 0;
+		if (consume)
+			lfp__st_rlx_u64(&l->seen, ev);
+		return 1;
+	}
+	return l->fid->ops->ready(l->fid) > 0;
+}
+
+LFP_INLINE int lfp_poll_close(struct lfp_poll *ps);
+
+LFP_INLINE int lfp__poll_close_fid(struct lfp_fid *fid)
+{
+	return lfp_poll_close((struct lfp_poll *)(void *)fid);
+}
+
+static const struct lfp_fid_ops lfp__poll_ops = {
+	lfp__poll_close_fid, NULL, NULL, NULL, NULL, NULL
+};
+
+LFP_INLINE int lfp_poll_open(const struct lfp_poll_attr *attr,
+                             struct lfp_poll **psp)
+{
+	struct lfp_poll *ps;
+	void *p;
+
+	if (!psp || (attr && attr->flags))
+		return -EINVAL;
+	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*ps)))
+		return -ENOMEM;
+	ps = (struct lfp_poll *)p;
+	memset(ps, 0, sizeof(*ps));
+	if (pthread_mutex_init(&ps->lock, NULL)) {
+		free(ps);
+		return -ENOMEM;
+	}
+	ps->fid.fclass = LFP_CLASS_POLL;
+	ps->fid.ops = &lfp__poll_ops;
+	*psp = ps;
+	return 0;
+}
+
+/* -EBUSY while the set has members. */
+LFP_INLINE int lfp_poll_close(struct lfp_poll *ps)
+{
+	size_t n;
+
+	if (!ps)
+		return -EINVAL;
+	pthread_mutex_lock(&ps->lock);
+	n = ps->nmembers;
+	pthread_mutex_unlock(&ps->lock);
+	if (n)
+		return -EBUSY;
+	pthread_mutex_destroy(&ps->lock);
+	free(ps);
+	return 0;
+}
+
+LFP_INLINE struct lfp__poll_link *lfp__poll_fid_link(struct lfp_fid *fid)
+{
+	if (!fid || !fid->ops || !fid->ops->poll_link)
+		return NULL;
+	return fid->ops->poll_link(fid);
+}
+
+/*
+ * Add a CQ, a counter or a binding's pollable object.  -EINVAL for other
+ * classes (EQs, sets) and for flags; -EEXIST when already a member;
+ * -EBUSY when the object is in another poll set.  The object is checked at
+ * the next lfp_poll, so work queued before the add is reported.
+ */
+LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t flags)
+{
+	struct lfp__poll_link *l = lfp__poll_fid_link(fid);
+	struct lfp_poll *none = NULL;
+
+	if (!ps || !l || flags)
+		return -EINVAL;
+	pthread_mutex_lock(&ps->lock);
+	l->fid = fid;
+	if (!lfp__cas_ptr((void **)&l->ps, (void **)&none, ps)) {
+		pthread_mutex_unlock(&ps->lock);
+		return none == ps ? -EEXIST : -EBUSY;
+	}
+	/* Track it now (a producer seeing TRACKED will not push it). */
+	lfp__st_rlx_u64(&l->seen, 0); /* events before the add are reported */
+	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
+	l->next = ps->tracked;
+	ps->tracked = l;
+	ps->nmembers++;
+	pthread_mutex_unlock(&ps->lock);
+	return 0;
+}
+
+/* Remove l from the singly linked list at *head; returns whether found. */
+LFP_INLINE int lfp__poll_unlink(struct lfp__poll_link **head,
+                                struct lfp__poll_link *l)
+{
+	for (; *head; head = &(*head)->next) {
+		if (*head == l) {
+			*head = l->next;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* -ENOENT when fid is not a member of ps; -EINVAL for flags. */
+LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t flags)
+{
+	struct lfp__poll_link *l = lfp__poll_fid_link(fid), *stack, *last;
+	void *self;
+
+	if (!ps || !l || flags)
+		return -EINVAL;
+	pthread_mutex_lock(&ps->lock);
+	self = ps;
+	/* D1: full-barrier RMW clearing ps; pairs with the producer's claim:
+	 * a producer that claimed before it re-reads ps below as PUSHING. */
+	if (!lfp__cas_ptr((void **)&l->ps, &self, NULL)) {
+		pthread_mutex_unlock(&ps->lock);
+		return -ENOENT;
+	}
+	while (lfp__ld_acq_u32(&l->queued) == LFP__LINK_PUSHING)
+		lfp__cpu_relax();
+	/* No producer can push l any more.  Take it off our list or the
+	 * stack (taking the stack whole and putting the rest back on our
+	 * list, where lfp_poll will look at them anyway). */
+	if (!lfp__poll_unlink(&ps->tracked, l)) {
+		stack = (struct lfp__poll_link *)lfp__xchg_ptr((void **)&ps->ready, NULL);
+		lfp__poll_unlink(&stack, l);
+		if (stack) {
+			for (last = stack; last->next; last = last->next)
+				;
+			last->next = ps->tracked;
+			ps->tracked = stack;
+		}
+	}
+	lfp__st_rlx_u32(&l->queued, LFP__LINK_IDLE);
+	ps->nmembers--;
+	pthread_mutex_unlock(&ps->lock);
+	return 0;
+}
+
+/*
+ * Write the contexts of up to count members that have work: CQs while
+ * non-empty or holding an error, counters whose value or error count moved
+ * since this set last returned them (or since the application's add/set).
+ * Returns how many were written, 0 if none.  A member that does not fit
+ * stays tracked for the next call: nothing is lost.
+ */
+LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
+{
+	struct lfp__poll_link *list, *l, *keep = NULL, **tail = &keep, *next;
+	uint32_t idle;
+	int n = 0, r;
+
+	if (!ps || count < 0 || (!context && count))
+		return -EINVAL;
+	pthread_mutex_lock(&ps->lock);
+	/* Acquire through the RMW: the pushed links' fields are visible. */
+	list = (struct lfp__poll_link *)lfp__xchg_ptr((void **)&ps->ready, NULL);
+	/* Both lists, the stack first (its links may be new). */
+	if (list) {
+		for (l = list; l->next; l = l->next)
+			;
+		l->next = ps->tracked;
+	} else {
+		list = ps->tracked;
+	}
+	ps->tracked = NULL;
+	for (l = list; l; l = next) {
+		next = l->next;
+		r = lfp__poll_link_ready(l, n < count);
+		if (!r) {
+			/* L1: untrack, then L2: re-check after a full barrier
+			 * (pairs with the producer's CAS).  Either the
+			 * producer sees IDLE and pushes, or we see its work. */
+			lfp__st_rlx_u32(&l->queued, LFP__LINK_IDLE);
+			lfp__mb();
+			if (!lfp__poll_link_ready(l, 0))
+				continue;
+			idle = LFP__LINK_IDLE;
+			if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_TRACKED))
+				continue; /* a producer is pushing it: it comes back */
+			r = lfp__poll_link_ready(l, n < count);
+		}
+		if (r && n < count)
+			context[n++] = l->fid->context;
+		*tail = l;
+		tail = &l->next;
+	}
+	*tail = NULL;
+	ps->tracked = keep;
+	pthread_mutex_unlock(&ps->lock);
+	return n;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_POLL_H */
