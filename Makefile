@@ -59,7 +59,8 @@ HEADERS    := $(wildcard include/lfpoll/*.h)
 INTERNAL   := $(wildcard include/lfpoll/internal/*.h)
 
 # Debian packages each job needs (scripts/ensure-deps installs what is missing).
-DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev
+DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev \
+              libibverbs-dev ibverbs-providers
 DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config
 ENSURE     := sh scripts/ensure-deps
 
@@ -112,15 +113,54 @@ $(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERN
 	$(Q)$(CLANGXX) -x c++ -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
+# ---------------------------------------------------------------- verbs binding
+# The only compiled part: hidden visibility, an explicit version script, no
+# undefined symbols (-z defs), SONAME liblfpoll_verbs.so.0.
+VERBS_SONAME := liblfpoll_verbs.so.0
+VERBS_SO     := $(B)/liblfpoll_verbs.so.$(VERSION)
+VERBS_A      := $(B)/liblfpoll_verbs.a
+VERBS_HDR    := bindings/verbs/lfpoll/verbs.h
+VERBS_CFLAGS := -Ibindings/verbs -fPIC -fvisibility=hidden
+
+$(B)/verbs/verbs.o: bindings/verbs/verbs.c $(VERBS_HDR) $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(VERBS_CFLAGS) -c $< -o $@
+
+$(VERBS_SO): $(B)/verbs/verbs.o bindings/verbs/liblfpoll_verbs.map
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(VERBS_SONAME) \
+		-Wl,--version-script=bindings/verbs/liblfpoll_verbs.map -Wl,-z,defs \
+		$< -o $@ $(LDFLAGS) -libverbs
+	$(Q)ln -sf $(notdir $@) $(B)/$(VERBS_SONAME)
+	$(Q)ln -sf $(notdir $@) $(B)/liblfpoll_verbs.so
+
+$(VERBS_A): $(B)/verbs/verbs.o
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $<
+
+$(B)/compile/verbs.c.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,C11,$<)
+	$(Q)$(CC) -std=c11 $(WARN) -Iinclude -Ibindings/verbs $(CK_CFLAGS) \
+		-DLFP_HEADER='<lfpoll/verbs.h>' -c tests/compile/one_header.c -o $@
+
+$(B)/compile/verbs.cxx.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,C++11,$<)
+	$(Q)$(CXX) -x c++ $(CXXFLAGS) -Ibindings/verbs -DLFP_HEADER='<lfpoll/verbs.h>' \
+		-c tests/compile/one_header.c -o $@
+
 .PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
 	install uninstall clean docs stress
 
-all: $(B)/lfpoll.pc
+all: $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(VERBS_SO) $(VERBS_A)
 
 check-deps:
 	@$(ENSURE) $(DEPS_CHECK)
 
-check-compile: $(COMPILE_C) $(COMPILE_CXX) $(COMPILE_CLANG)
+check-compile: $(COMPILE_C) $(COMPILE_CXX) $(COMPILE_CLANG) \
+	$(B)/compile/verbs.c.o $(B)/compile/verbs.cxx.o $(VERBS_SO) $(VERBS_A)
 
 ifeq ($(SANITIZE),thread)
 # Criterion's runner cannot start under TSan (its arena fails to map), so the
@@ -166,7 +206,7 @@ bench: bench-deps
 	@sh bench/run $(BENCHES)
 
 # ---------------------------------------------------------------- install
-$(B)/lfpoll.pc: lfpoll.pc.in Makefile
+$(B)/%.pc: %.pc.in Makefile
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@includedir@|$(includedir)|g' \
@@ -183,10 +223,14 @@ $(B)/man/%: docs/man/%.md
 docs: $(MANS)
 
 install: all
-	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir)
-	install -m 644 $(HEADERS) $(DESTDIR)$(includedir)/lfpoll/
+	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(libdir)
+	install -m 644 $(HEADERS) $(VERBS_HDR) $(DESTDIR)$(includedir)/lfpoll/
 	install -m 644 $(INTERNAL) $(DESTDIR)$(includedir)/lfpoll/internal/
-	install -m 644 $(B)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
+	install -m 644 $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(DESTDIR)$(pkgconfigdir)/
+	install -m 755 $(VERBS_SO) $(DESTDIR)$(libdir)/
+	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/$(VERBS_SONAME)
+	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/liblfpoll_verbs.so
+	install -m 644 $(VERBS_A) $(DESTDIR)$(libdir)/
 	@if [ -n "$(MANS)" ] && command -v pandoc >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory docs && \
 		install -d $(DESTDIR)$(mandir)/man3 && \
@@ -194,7 +238,8 @@ install: all
 
 uninstall:
 	rm -rf $(DESTDIR)$(includedir)/lfpoll
-	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
+	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/lfpoll-verbs.pc
+	rm -f $(DESTDIR)$(libdir)/liblfpoll_verbs.*
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MANS)))
 
 clean:

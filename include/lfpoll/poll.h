@@ -9,6 +9,8 @@
  * exchange).  lfp_poll looks only at the links it took and at the ones it
  * still tracks because they held work last time (a CQ stays reported while
  * non-empty).  An object belongs to at most one poll set at a time.
+ * Objects filled by hardware (verbs CQs) have no producer to push them;
+ * their links are sticky and cost one check per lfp_poll each.
  *
  * Link states (queued):
  *   IDLE     not tracked: the next event pushes it
@@ -40,6 +42,10 @@ struct lfp__poll_link {
 	struct lfp_fid *fid;
 	uint64_t seen;                /* event-like objects: events last reported */
 	uint32_t queued;              /* LFP__LINK_* */
+	/* Set by classes whose work arrives with no producer to push the
+	 * link (a verbs CQ is filled by the device): lfp_poll keeps such a
+	 * link tracked and checks it on every call. */
+	uint32_t sticky;
 };
 
 struct lfp_poll_attr {
@@ -292,6 +298,11 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 	for (l = list; l; l = next) {
 		next = l->next;
 		r = lfp__poll_link_ready(l, n < count);
+		if (!r && l->sticky) {
+			*tail = l;
+			tail = &l->next;
+			continue;
+		}
 		if (!r) {
 			/* L1: untrack, then L2: re-check after a full barrier
 			 * (pairs with the producer's CAS).  Either the

@@ -1,0 +1,83 @@
+/*
+ * lfpoll verbs binding: libibverbs completion channels and async events as
+ * lfpoll objects (liblfpoll_verbs; pkg-config lfpoll-verbs).
+ *
+ * A verbs CQ is an lfp_fid: lfp_trywait drains its channel events (acks
+ * batched), re-arms it and polls again, keeping what that poll found in a
+ * stash so no completion is lost; it joins poll sets and wait sets.  A verbs
+ * async object moves the device's async events into an lfpoll EQ.
+ *
+ * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
+ * given: the caller destroys them after the binding's close.  Every call
+ * returns 0 or a count, or a negative errno.
+ */
+#ifndef LFPOLL_VERBS_H
+#define LFPOLL_VERBS_H
+
+/* lfpoll first: it sets the POSIX feature macro under a strict -std=c11. */
+#include <lfpoll/lfpoll.h>
+
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFP_CLASS_VERBS_CQ    (LFP_CLASS_BINDING + 1)
+#define LFP_CLASS_VERBS_ASYNC (LFP_CLASS_BINDING + 2)
+
+/* EQ event code of an async event (payload: struct lfp_verbs_async_entry). */
+#define LFP_VERBS_ASYNC       (LFP_EVENT_USER - 1)
+
+/* Channel events read before they are acked, when ack_batch is 0. */
+#define LFP_VERBS_ACK_BATCH   64
+
+struct lfp_verbs_cq_attr {
+	unsigned ack_batch;          /* 0: LFP_VERBS_ACK_BATCH; 1: ack each */
+	int solicited_only;          /* arm for solicited and error CQEs only */
+	enum lfp_wait_obj wait_obj;  /* NONE, UNSPEC (= FD), FD or SET */
+	struct lfp_wait *wait_set;   /* with LFP_WAIT_SET */
+};
+
+/* Opaque beyond its fid. */
+struct lfp_verbs_cq {
+	struct lfp_fid fid;
+};
+
+struct lfp_verbs_async_entry {
+	struct lfp_fid *fid;         /* the async object's */
+	void *context;               /* the async object's context */
+	enum ibv_event_type type;
+	union {
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		struct ibv_srq *srq;
+		struct ibv_wq *wq;
+		int port_num;
+	} element;
+};
+
+struct lfp_verbs_async {
+	struct lfp_fid fid;
+};
+
+int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                      const struct lfp_verbs_cq_attr *attr,
+                      struct lfp_verbs_cq **vcq, void *context);
+int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n);
+int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
+                       int timeout);
+int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq);
+
+int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
+                         struct lfp_verbs_async **va, void *context);
+int lfp_verbs_async_progress(struct lfp_verbs_async *va);
+int lfp_verbs_async_close(struct lfp_verbs_async *va);
+
+const char *lfp_verbs_event_str(enum ibv_event_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_VERBS_H */

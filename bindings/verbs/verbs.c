@@ -1,0 +1,695 @@
+/*
+ * liblfpoll_verbs: lfpoll objects over libibverbs completion channels and
+ * device async events.  See lfpoll/verbs.h and docs/man/lfp_verbs.3.md.
+ *
+ * Verbs CQ protocol (VERBS.md): to make blocking safe, drain the channel
+ * (non-blocking reads until EAGAIN, EINTR retried), then poll; if empty,
+ * arm with ibv_req_notify_cq and poll again, because a CQE that landed
+ * before the arm raises no event.  What the polls find goes to a stash that
+ * reads serve first.  Channel events are acked on the CQ they name, in
+ * batches; close flushes every ack so ibv_destroy_cq never waits forever.
+ *
+ * Locking: each verbs CQ has a mutex for its stash and counters (libibverbs
+ * takes locks on this path anyway).  A process-wide registry maps ibv_cq to
+ * the binding object, so that an event read from a shared channel is
+ * credited to the CQ it names; that credit uses atomics only, so no two CQ
+ * locks are ever held together.  Lock order: wait set, then CQ, then
+ * registry.
+ */
+#define _GNU_SOURCE
+#include <lfpoll/verbs.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+
+#define STASH 64 /* completions found by trywait's polls, served first */
+
+struct vcq {
+	struct lfp_verbs_cq pub;
+	struct ibv_cq *cq;
+	struct ibv_comp_channel *channel;
+	unsigned ack_batch;
+	int solicited_only;
+	enum lfp_wait_obj wait_obj;
+	struct lfp_wait *wait_set;
+	struct lfp__wait_member member;
+	struct lfp__poll_link link;
+	pthread_mutex_t lock;
+	struct ibv_wc stash[STASH];
+	unsigned stash_head, stash_len;
+	unsigned unacked;          /* channel events read for this CQ, not acked */
+	/* Written by other CQs that read an event naming this one. */
+	uint32_t foreign;          /* events read for us by others, not yet counted */
+	uint32_t armed;            /* an arm is outstanding (no event read since) */
+	struct vcq *next;          /* registry */
+};
+
+struct vasync {
+	struct lfp_verbs_async pub;
+	struct ibv_context *ctx;
+	struct lfp_eq *eq;
+	pthread_mutex_t lock;
+	int gone;                  /* device fatal or EIO: reading has stopped */
+	int have_pending;          /* an event read but not yet accepted by the EQ */
+	struct lfp_verbs_async_entry pending;
+	int pending_error;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vcq *reg_head;
+
+static struct vcq *to_vcq(struct lfp_fid *fid)
+{
+	return (struct vcq *)(void *)fid;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* libibverbs' "-1 and errno, errno possibly 0" convention as -errno. */
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return neg_errno();
+	return 0;
+}
+
+/* Acks pending events (all with force, else only a full batch); lock held. */
+static void ack_events(struct vcq *v, int force)
+{
+	v->unacked += lfp__xchg_u32(&v->foreign, 0);
+	if (v->unacked && (force || v->unacked >= v->ack_batch)) {
+		ibv_ack_cq_events(v->cq, v->unacked);
+		v->unacked = 0;
+	}
+}
+
+static struct vcq *reg_find(struct ibv_cq *cq)
+{
+	struct vcq *v;
+
+	for (v = reg_head; v; v = v->next)
+		if (v->cq == cq)
+			return v;
+	return NULL;
+}
+
+/*
+ * Read every pending event of v's channel; lock held.  Events naming v are
+ * counted for batched acks; events naming another binding CQ are credited
+ * to it (it acks them, and its waiters are woken); events naming a CQ
+ * unknown to the binding are acked at once.  Returns 0 or -errno.
+ */
+static int drain_channel(struct vcq *v)
+{
+	struct ibv_cq *ev_cq;
+	struct vcq *o;
+	void *ev_ctx;
+
+	for (;;) {
+		errno = 0;
+		if (ibv_get_cq_event(v->channel, &ev_cq, &ev_ctx)) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return neg_errno();
+		}
+		if (ev_cq == v->cq) {
+			v->unacked++;
+			lfp__st_rlx_u32(&v->armed, 0);
+			continue;
+		}
+		pthread_mutex_lock(&reg_lock);
+		o = reg_find(ev_cq);
+		if (o) {
+			/* Full-barrier RMW; o's trywait picks it up. */
+			(void)lfp__faa_u32(&o->foreign, 1);
+			lfp__st_rlx_u32(&o->armed, 0);
+			if (o->wait_set)
+				lfp__signal_notify(lfp__wait_signal(o->wait_set));
+		} else {
+			ibv_ack_cq_events(ev_cq, 1);
+		}
+		pthread_mutex_unlock(&reg_lock);
+	}
+}
+
+/* Poll the CQ into the stash's free room; lock held.  Count or -errno. */
+static int poll_into_stash(struct vcq *v)
+{
+	unsigned room = STASH - v->stash_len, tail, n;
+	int got;
+
+	if (room == 0)
+		return 0;
+	tail = (v->stash_head + v->stash_len) % STASH;
+	n = STASH - tail < room ? STASH - tail : room;
+	got = ibv_poll_cq(v->cq, (int)n, &v->stash[tail]);
+	if (got < 0)
+		return got < -1 ? got : neg_errno();
+	v->stash_len += (unsigned)got;
+	return got;
+}
+
+/*
+ * The trywait step; lock held.  0 when blocking on the channel is safe,
+ * -EAGAIN when completions are stashed, -errno on failure.
+ */
+static int vcq_trywait_locked(struct vcq *v)
+{
+	int ret;
+
+	ret = drain_channel(v);
+	if (ret)
+		return ret;
+	ack_events(v, 0);
+	if (v->stash_len)
+		return -EAGAIN;
+	ret = poll_into_stash(v);
+	if (ret)
+		return ret < 0 ? ret : -EAGAIN;
+	if (!lfp__ld_rlx_u32(&v->armed)) {
+		ret = ibv_req_notify_cq(v->cq, v->solicited_only);
+		if (ret)
+			return -ret; /* a positive errno */
+		lfp__st_rlx_u32(&v->armed, 1);
+	}
+	/* A CQE that landed before the arm raised no event: look again. */
+	ret = poll_into_stash(v);
+	if (ret)
+		return ret < 0 ? ret : -EAGAIN;
+	return 0;
+}
+
+/* ------------------------------------------------------------ fid ops */
+
+static int vcq_trywait(struct lfp_fid *fid)
+{
+	struct vcq *v = to_vcq(fid);
+	int ret;
+
+	if (v->wait_obj == LFP_WAIT_NONE)
+		return -EINVAL;
+	if (v->wait_set)
+		return lfp__wait_trywait(v->wait_set);
+	pthread_mutex_lock(&v->lock);
+	ret = vcq_trywait_locked(v);
+	pthread_mutex_unlock(&v->lock);
+	return ret;
+}
+
+/*
+ * Readiness for wait sets and poll sets: the full trywait step, so that a
+ * set that finds nothing has also re-armed the CQ.  Errors count as ready:
+ * the reader will see them.
+ */
+static int vcq_ready(struct lfp_fid *fid)
+{
+	struct vcq *v = to_vcq(fid);
+	int ret;
+
+	pthread_mutex_lock(&v->lock);
+	ret = vcq_trywait_locked(v);
+	pthread_mutex_unlock(&v->lock);
+	return ret != 0;
+}
+
+static int vcq_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct vcq *v = to_vcq(fid);
+
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = v->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	if (v->wait_obj != LFP_WAIT_FD)
+		return -ENODATA;
+	*(int *)arg = v->channel->fd;
+	return 0;
+}
+
+static struct lfp__poll_link *vcq_poll_link(struct lfp_fid *fid)
+{
+	return &to_vcq(fid)->link;
+}
+
+static int vcq_close_fid(struct lfp_fid *fid)
+{
+	return lfp_verbs_cq_close((struct lfp_verbs_cq *)(void *)fid);
+}
+
+static const struct lfp_fid_ops vcq_ops = {
+	vcq_close_fid, vcq_control, vcq_trywait, vcq_ready, NULL, vcq_poll_link
+};
+
+/* ------------------------------------------------------------ verbs CQ */
+
+API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                          const struct lfp_verbs_cq_attr *attr,
+                          struct lfp_verbs_cq **vcqp, void *context)
+{
+	struct lfp_verbs_cq_attr a;
+	struct vcq *v, *o;
+	int ret = 0, shared_in_set = 0;
+
+	if (!cq || !channel || !vcqp || channel->fd < 0)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
+	if (a.wait_obj == LFP_WAIT_UNSPEC)
+		a.wait_obj = LFP_WAIT_FD;
+	if (a.wait_obj != LFP_WAIT_NONE && a.wait_obj != LFP_WAIT_FD &&
+	    a.wait_obj != LFP_WAIT_SET)
+		return -EINVAL;
+	if ((a.wait_obj == LFP_WAIT_SET) != (a.wait_set != NULL))
+		return -EINVAL;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->pub.fid.fclass = LFP_CLASS_VERBS_CQ;
+	v->pub.fid.context = context;
+	v->pub.fid.ops = &vcq_ops;
+	v->cq = cq;
+	v->channel = channel;
+	v->ack_batch = a.ack_batch ? a.ack_batch : LFP_VERBS_ACK_BATCH;
+	v->solicited_only = a.solicited_only;
+	v->wait_obj = a.wait_obj;
+	v->link.fid = &v->pub.fid;
+	v->link.sticky = 1; /* filled by the device: no producer pushes it */
+	if (pthread_mutex_init(&v->lock, NULL)) {
+		free(v);
+		return -ENOMEM;
+	}
+	ret = set_nonblock(channel->fd);
+	if (ret)
+		goto fail;
+
+	/* One binding object per CQ; an FD object owns its channel (its
+	 * waiters sleep on the channel fd itself); CQs share a channel only
+	 * inside one wait set, which watches the fd once. */
+	pthread_mutex_lock(&reg_lock);
+	for (o = reg_head; o && !ret; o = o->next) {
+		if (o->cq == cq)
+			ret = -EEXIST;
+		else if (o->channel == channel) {
+			if (a.wait_obj == LFP_WAIT_FD || o->wait_obj == LFP_WAIT_FD ||
+			    o->wait_set != a.wait_set)
+				ret = -EBUSY;
+			else if (a.wait_set)
+				shared_in_set = 1;
+		}
+	}
+	if (!ret) {
+		v->next = reg_head;
+		reg_head = v;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	if (ret)
+		goto fail;
+
+	if (a.wait_set) {
+		if (!shared_in_set) {
+			ret = lfp_wait_add_fd(a.wait_set, channel->fd, POLLIN, v);
+			if (ret)
+				goto fail_reg;
+		}
+		ret = lfp__wait_bind(a.wait_set, &v->member, &v->pub.fid);
+		if (ret) {
+			if (!shared_in_set)
+				lfp_wait_del_fd(a.wait_set, channel->fd);
+			goto fail_reg;
+		}
+		v->wait_set = a.wait_set;
+	}
+	/* Arm at open (VERBS.md 1), with solicited_only. */
+	ret = ibv_req_notify_cq(cq, v->solicited_only);
+	if (ret) {
+		ret = -ret;
+		goto fail_set;
+	}
+	v->armed = 1;
+	*vcqp = &v->pub;
+	return 0;
+
+fail_set:
+	if (v->wait_set) {
+		lfp__wait_unbind(v->wait_set, &v->member);
+		if (!shared_in_set)
+			lfp_wait_del_fd(v->wait_set, channel->fd);
+	}
+fail_reg:
+	pthread_mutex_lock(&reg_lock);
+	{
+		struct vcq **pp;
+
+		for (pp = &reg_head; *pp; pp = &(*pp)->next)
+			if (*pp == v) {
+				*pp = v->next;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&reg_lock);
+fail:
+	pthread_mutex_destroy(&v->lock);
+	free(v);
+	return ret;
+}
+
+/*
+ * Up to n completions, the stash first, then the CQ.  CQEs with an error
+ * status come back as polled.  Returns the count, -EAGAIN, or -errno.
+ */
+API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
+{
+	struct vcq *v = (struct vcq *)vcq;
+	int got = 0, r;
+
+	if (!v || !wc || n <= 0)
+		return -EINVAL;
+	pthread_mutex_lock(&v->lock);
+	while (got < n && v->stash_len) {
+		wc[got++] = v->stash[v->stash_head];
+		v->stash_head = (v->stash_head + 1) % STASH;
+		v->stash_len--;
+	}
+	if (got < n) {
+		r = ibv_poll_cq(v->cq, n - got, wc + got);
+		if (r < 0 && got == 0) {
+			pthread_mutex_unlock(&v->lock);
+			return r < -1 ? r : neg_errno();
+		}
+		if (r > 0)
+			got += r;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return got ? got : -EAGAIN;
+}
+
+/*
+ * Blocking read: timeout in ms (< 0 infinite).  -EAGAIN on timeout;
+ * -ENOSYS for NONE and SET (wait on the set instead).
+ */
+API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
+                           int timeout)
+{
+	struct vcq *v = (struct vcq *)vcq;
+	struct pollfd pfd;
+	int64_t deadline;
+	int ret;
+
+	if (!v || !wc || n <= 0)
+		return -EINVAL;
+	if (v->wait_obj != LFP_WAIT_FD)
+		return -ENOSYS;
+	deadline = lfp__deadline(timeout);
+	for (;;) {
+		ret = lfp_verbs_cq_read(vcq, wc, n);
+		if (ret != -EAGAIN || timeout == 0)
+			return ret;
+		ret = vcq_trywait(&v->pub.fid);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret)
+			return ret;
+		pfd.fd = v->channel->fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		ret = poll(&pfd, 1, lfp__ms_left(deadline));
+		if (ret < 0 && errno != EINTR)
+			return neg_errno();
+		if (pfd.revents & (POLLERR | POLLNVAL))
+			return -EIO; /* the device is gone */
+		if (ret == 0 && lfp__expired(deadline))
+			return lfp_verbs_cq_read(vcq, wc, n);
+	}
+}
+
+/*
+ * Close: -EBUSY while in a poll set.  Reads what is left on an exclusively
+ * owned channel and acks every event read for this CQ, so that the
+ * caller's ibv_destroy_cq does not wait.  Stashed completions are dropped.
+ */
+API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
+{
+	struct vcq *v = (struct vcq *)vcq, **pp, *o;
+	int shared = 0;
+
+	if (!v)
+		return -EINVAL;
+	if (lfp__ld_acq_ptr((void *const *)&v->link.ps))
+		return -EBUSY;
+	if (v->wait_set)
+		lfp__wait_unbind(v->wait_set, &v->member);
+	pthread_mutex_lock(&v->lock);
+	(void)drain_channel(v);
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &reg_head; *pp; pp = &(*pp)->next)
+		if (*pp == v) {
+			*pp = v->next;
+			break;
+		}
+	for (o = reg_head; o; o = o->next)
+		if (o->channel == v->channel)
+			shared = 1;
+	pthread_mutex_unlock(&reg_lock);
+	/* Unregistered: nobody credits us any more; count what was credited. */
+	ack_events(v, 1);
+	pthread_mutex_unlock(&v->lock);
+	if (v->wait_set && !shared)
+		lfp_wait_del_fd(v->wait_set, v->channel->fd);
+	pthread_mutex_destroy(&v->lock);
+	free(v);
+	return 0;
+}
+
+/* ------------------------------------------------------------ async */
+
+static const char *const event_names[] = {
+	"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
+	"SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE",
+	"PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR",
+	"SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED", "CLIENT_REREGISTER",
+	"GID_CHANGE", "WQ_FATAL"
+};
+
+enum elem { E_NONE, E_CQ, E_QP, E_SRQ, E_WQ, E_PORT };
+
+/* Element and class of each known type; unknown types carry no element. */
+static const struct {
+	unsigned char elem;
+	unsigned char error;
+} event_kind[] = {
+	{ E_CQ, 1 }, { E_QP, 1 }, { E_QP, 1 }, { E_QP, 1 }, { E_QP, 0 },
+	{ E_QP, 0 }, { E_QP, 0 }, { E_QP, 1 }, { E_NONE, 1 }, { E_PORT, 0 },
+	{ E_PORT, 1 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_SRQ, 1 },
+	{ E_SRQ, 0 }, { E_QP, 0 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_WQ, 1 }
+};
+
+#define NKNOWN (sizeof(event_names) / sizeof(event_names[0]))
+
+API const char *lfp_verbs_event_str(enum ibv_event_type type)
+{
+	if ((unsigned)type < NKNOWN)
+		return event_names[type];
+	return "UNKNOWN_EVENT";
+}
+
+static const char *async_strerror(int prov_errno, const void *err_data)
+{
+	(void)err_data;
+	return lfp_verbs_event_str((enum ibv_event_type)prov_errno);
+}
+
+static int vasync_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct vasync *a = (struct vasync *)(void *)fid;
+
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = LFP_WAIT_FD;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	*(int *)arg = a->ctx->async_fd;
+	return 0;
+}
+
+/* 0 when the async fd has nothing to read (safe to poll it). */
+static int vasync_trywait(struct lfp_fid *fid)
+{
+	struct vasync *a = (struct vasync *)(void *)fid;
+	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
+
+	if (a->have_pending)
+		return -EAGAIN;
+	return poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
+}
+
+static int vasync_close_fid(struct lfp_fid *fid)
+{
+	return lfp_verbs_async_close((struct lfp_verbs_async *)(void *)fid);
+}
+
+static const struct lfp_fid_ops vasync_ops = {
+	vasync_close_fid, vasync_control, vasync_trywait, NULL, NULL, NULL
+};
+
+/*
+ * Move async events of ctx into eq.  The EQ must hold a struct
+ * lfp_verbs_async_entry per event (entry_size; -EMSGSIZE otherwise).
+ * Makes ctx's async fd non-blocking, for every user of the context.
+ */
+API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
+                             struct lfp_verbs_async **vap, void *context)
+{
+	struct vasync *a;
+	int ret;
+
+	if (!ctx || !eq || !vap || ctx->async_fd < 0)
+		return -EINVAL;
+	if (eq->entry_size < sizeof(struct lfp_verbs_async_entry))
+		return -EMSGSIZE;
+	ret = set_nonblock(ctx->async_fd);
+	if (ret)
+		return ret;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	if (pthread_mutex_init(&a->lock, NULL)) {
+		free(a);
+		return -ENOMEM;
+	}
+	a->pub.fid.fclass = LFP_CLASS_VERBS_ASYNC;
+	a->pub.fid.context = context;
+	a->pub.fid.ops = &vasync_ops;
+	a->ctx = ctx;
+	a->eq = eq;
+	(void)lfp__faa_u32(&eq->bind_refs, 1); /* lfp_eq_close is -EBUSY now */
+	eq->prov_strerror = async_strerror;
+	*vap = &a->pub;
+	return 0;
+}
+
+/* Queue one event into the EQ: 0, or -EAGAIN/-LFP_EOVERRUN (kept). */
+static int deliver(struct vasync *a)
+{
+	struct lfp_eq_err_entry err;
+	ssize_t r;
+
+	if (a->pending_error) {
+		memset(&err, 0, sizeof(err));
+		err.fid = &a->pub.fid;
+		err.context = a->pub.fid.context;
+		err.err = a->pending.type == IBV_EVENT_DEVICE_FATAL ? ENODEV : EIO;
+		err.prov_errno = (int)a->pending.type;
+		err.err_data = &a->pending;
+		err.err_data_size = sizeof(a->pending);
+		r = lfp_eq_write_err(a->eq, &err);
+	} else {
+		r = lfp_eq_write(a->eq, LFP_VERBS_ASYNC, &a->pending,
+		                 sizeof(a->pending), 0);
+	}
+	if (r < 0)
+		return (int)r;
+	a->have_pending = 0;
+	return 0;
+}
+
+API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
+{
+	struct vasync *a = (struct vasync *)va;
+	struct ibv_async_event ev;
+	struct pollfd pfd;
+	unsigned t;
+	int moved = 0, ret;
+
+	if (!a)
+		return -EINVAL;
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		if (a->have_pending) {
+			ret = deliver(a);
+			if (ret)
+				break; /* EQ full: the event waits here */
+			moved++;
+			if (a->pending.type == IBV_EVENT_DEVICE_FATAL)
+				a->gone = 1;
+		}
+		if (a->gone) {
+			ret = moved ? 0 : -ENODEV;
+			break;
+		}
+		pfd.fd = a->ctx->async_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
+			a->gone = 1;
+			continue;
+		}
+		errno = 0;
+		if (ibv_get_async_event(a->ctx, &ev)) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				ret = 0;
+				break;
+			}
+			if (errno == EIO) {
+				a->gone = 1;
+				continue;
+			}
+			ret = neg_errno();
+			break;
+		}
+		memset(&a->pending, 0, sizeof(a->pending));
+		a->pending.fid = &a->pub.fid;
+		a->pending.context = a->pub.fid.context;
+		a->pending.type = ev.event_type;
+		t = (unsigned)ev.event_type;
+		switch (t < NKNOWN ? event_kind[t].elem : E_NONE) {
+		case E_CQ:   a->pending.element.cq = ev.element.cq; break;
+		case E_QP:   a->pending.element.qp = ev.element.qp; break;
+		case E_SRQ:  a->pending.element.srq = ev.element.srq; break;
+		case E_WQ:   a->pending.element.wq = ev.element.wq; break;
+		case E_PORT: a->pending.element.port_num = ev.element.port_num; break;
+		default:     break;
+		}
+		a->pending_error = t < NKNOWN && event_kind[t].error;
+		a->have_pending = 1;
+		/* Copied: ack now, so the owner can destroy the object. */
+		ibv_ack_async_event(&ev);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ret < 0 && moved == 0 ? ret : moved;
+}
+
+API int lfp_verbs_async_close(struct lfp_verbs_async *va)
+{
+	struct vasync *a = (struct vasync *)va;
+
+	if (!a)
+		return -EINVAL;
+	(void)lfp__faa_u32(&a->eq->bind_refs, (uint32_t)-1);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	return 0;
+}
