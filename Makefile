@@ -173,8 +173,23 @@ check-run: $(TESTS) $(STRESSES)
 	@sh tests/run-tests $(TESTS) $(STRESSES)
 endif
 
+# Examples are compiled by check so they never rot; the verbs ones link the
+# binding.
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLES     := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
+
+$(B)/examples/verbs_%: examples/verbs_%.c $(VERBS_A) $(VERBS_HDR)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Ibindings/verbs $< -o $@ $(LDFLAGS) $(VERBS_A) -libverbs
+
+$(B)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
 check: check-deps
-	@$(MAKE) --no-print-directory check-compile
+	@$(MAKE) --no-print-directory check-compile $(EXAMPLES)
 	@$(MAKE) --no-print-directory check-run
 
 # The long form of the stress tests.
