@@ -24,7 +24,7 @@
  * until a waiter clears it at W1, so every thread sleeping on it wakes
  * (poll is level-triggered) and any number may wait.  A waiter that cleared a
  * signal at W1 and then finds work at W3 puts the signal back, so that other
- * sleepers still see it while the work is pending.  SIGNALLED is set after
+ * sleepers still see it while the work is pending.  SIGNALLED is set before
  * each eventfd write and reset before each drain, so W1 makes no system call
  * when nothing was signalled: trywait on an idle object costs two RMWs.
  */
@@ -197,20 +197,24 @@ LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
 
 /* ---------------------------------------------------------------- producer */
 
-/* Post the eventfd, then say so (the order W1 relies on: see below). */
+/*
+ * Say so, then post the eventfd.  SIGNALLED goes first so that no reader of
+ * the bit can find the fd readable with the bit clear: that state would
+ * make every waiter skip its drain and spin on a readable fd for as long as
+ * the posting thread is descheduled.  The opposite window (bit set, write
+ * not landed yet) is handled by the drain in lfp__signal_clear.
+ */
 LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
 {
 	uint64_t one = 1;
 	ssize_t n;
 
+	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
 	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
 	 * 2^64-2, which is readable already. */
 	do
 		n = write(s->efd, &one, sizeof(one));
 	while (n < 0 && errno == EINTR);
-	/* Set after the write: a waiter that resets SIGNALLED (W1) and then
-	 * reads the eventfd sees this write's count. */
-	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
 }
 
 /* P4: the slow path, taken only when a waiter is armed. */
@@ -255,10 +259,17 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
 
 /*
  * W1: clear the native object's notification.  Returns 1 when a
- * notification was pending (the caller puts it back with
- * lfp__signal_restore if the re-check finds work).  A stale load of
- * SIGNALLED only skips a drain: the fd stays readable and the next sleep
- * returns at once, so it can cost a spurious wake, never a lost one.
+ * notification was drained (the caller puts it back with
+ * lfp__signal_restore if the re-check finds work).
+ *
+ * SIGNALLED is set before every eventfd write and reset here before the
+ * read, so every write is either drained by this read or still has the bit
+ * set for the next W1.  When the read finds nothing, a write is in flight
+ * (its thread set the bit and has not written yet): set the bit again, so
+ * the W1 after the write lands drains it.  A stale load of the bit only
+ * skips a drain: the fd stays readable, the next sleep returns at once and
+ * the loop comes back here with the bit visible: a spurious wake, never a
+ * lost one.
  */
 LFP_INLINE int lfp__signal_clear(struct lfp__signal *s)
 {
@@ -273,7 +284,10 @@ LFP_INLINE int lfp__signal_clear(struct lfp__signal *s)
 	do
 		n = read(s->efd, &v, sizeof(v));
 	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(v);
+	if (n == (ssize_t)sizeof(v))
+		return 1;
+	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT); /* write in flight */
+	return 0;
 }
 
 /* W2: announce the waiter, then order that before the re-check (W3). */
