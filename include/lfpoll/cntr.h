@@ -287,6 +287,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 {
 	struct lfp__cntr_wait w;
 	int64_t deadline;
+	int ret;
 
 	if (!c)
 		return -EINVAL;
@@ -301,8 +302,11 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 			return 0;
 		if (lfp__ld_acq_u64(&c->err) != w.err0)
 			return -LFP_EAVAIL;
-		if (timeout == 0 ||
-		    lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline) < 0) {
+		ret = timeout == 0 ? -ETIMEDOUT :
+		      lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline);
+		if (ret < 0 && ret != -ETIMEDOUT)
+			return ret; /* the wait object failed (e.g. -EBADF) */
+		if (ret < 0) {
 			if (lfp__ld_acq_u64(&c->value) >= threshold)
 				return 0;
 			return lfp__ld_acq_u64(&c->err) != w.err0 ? -LFP_EAVAIL

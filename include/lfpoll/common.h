@@ -21,6 +21,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -40,6 +41,8 @@
 #ifndef LFP_FORCE_INLINE
 #  define LFP_FORCE_INLINE static inline __attribute__((always_inline))
 #endif
+/* For generated functions a file may not call (typed rings). */
+#define LFP__UNUSED __attribute__((unused))
 
 #include "internal/atomic.h"
 
@@ -178,6 +181,8 @@ LFP_INLINE int lfp_trywait(struct lfp_fid **fids, size_t count)
 /* Accepts positive or negative values; never returns NULL. */
 LFP_INLINE const char *lfp_strerror(int err)
 {
+	if (err == INT_MIN)
+		return "Unknown error";
 	if (err < 0)
 		err = -err;
 	switch (err) {

@@ -395,8 +395,11 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 		}
 		if (timeout == 0 || lfp__ld_rlx_u32(&cq->signals) != w.signals)
 			return -EAGAIN;
-		if (lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline) < 0)
+		ret = lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline);
+		if (ret == -ETIMEDOUT)
 			return -EAGAIN;
+		if (ret < 0)
+			return ret; /* the wait object failed (e.g. -EBADF) */
 	}
 }
 

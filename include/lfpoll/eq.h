@@ -348,7 +348,7 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 	                                &pos, &big)) {
 		d = lfp__ring_data(&eq->events, pos, &n);
 		memcpy(hdr, d, sizeof(hdr));
-		if (n > LFP__EQ_HDR)
+		if (n > LFP__EQ_HDR && buf) /* buf is non-NULL when n fits */
 			memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
 		lfp__ring_release(&eq->events, pos);
 		*event = hdr[0];
@@ -421,8 +421,11 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 		ret = lfp_eq_read(eq, event, buf, len, flags);
 		if (ret != -EAGAIN || timeout == 0)
 			return ret;
-		if (lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline) < 0)
+		ret = lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline);
+		if (ret == -ETIMEDOUT)
 			return lfp_eq_read(eq, event, buf, len, flags);
+		if (ret < 0)
+			return ret; /* the wait object failed (e.g. -EBADF) */
 	}
 }
 

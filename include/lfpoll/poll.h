@@ -208,8 +208,9 @@ LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 		pthread_mutex_unlock(&ps->lock);
 		return none == ps ? -EEXIST : -EBUSY;
 	}
-	/* Track it now (a producer seeing TRACKED will not push it). */
-	lfp__st_rlx_u64(&l->seen, 0); /* events before the add are reported */
+	/* Track it now (a producer seeing TRACKED will not push it).  seen
+	 * is kept: a counter's events since its last add/set (or since it was
+	 * opened) are reported, as fi_poll(3) says. */
 	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
 	l->next = ps->tracked;
 	ps->tracked = l;

@@ -157,14 +157,15 @@ LFP_INLINE void lfp_ring_destroy(struct lfp_ring *r)
 	}
 }
 
+/* Capacity and slot size (0 for a NULL ring). */
 LFP_INLINE size_t lfp_ring_capacity(const struct lfp_ring *r)
 {
-	return (size_t)r->mask + 1;
+	return r ? (size_t)r->mask + 1 : 0;
 }
 
 LFP_INLINE size_t lfp_ring_slot_size(const struct lfp_ring *r)
 {
-	return r->slot_size;
+	return r ? r->slot_size : 0;
 }
 
 LFP_INLINE uint64_t *lfp__ring_word(const struct lfp_ring *r, uint64_t pos)
@@ -519,35 +520,44 @@ LFP_INLINE size_t lfp_ring_count(const struct lfp_ring *r)
 }
 
 /*
- * Typed front end: LFP_RING_PROTOTYPE(ev, struct my_event) generates
- * lfp_ring_enqueue_ev(r, const struct my_event *), lfp_ring_dequeue_ev(r,
- * struct my_event *) (0 | -EAGAIN) and the _burst forms, with the slot size
- * known at compile time.
+ * Typed front end: LFP_RING_PROTOTYPE(ev, struct my_event) (no trailing
+ * semicolon) generates lfp_ring_enqueue_ev(r, const struct my_event *),
+ * lfp_ring_dequeue_ev(r, struct my_event *) (0 | -EAGAIN | -LFP_ETOOSMALL)
+ * and the _burst forms, with the slot size known at compile time.  The fast
+ * path does not check for NULL; enqueue returns -EMSGSIZE on a ring whose
+ * slots are smaller than the type.
  */
 #define LFP_RING_PROTOTYPE(name, type)                                          \
-LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r, const type *v)      \
+LFP__UNUSED LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,         \
+                                                   const type *v)              \
 {                                                                               \
 	uint64_t pos;                                                           \
+	if (r->slot_size < sizeof(type))                                        \
+		return -EMSGSIZE;                                               \
 	if (!lfp__ring_claim_prod(r, 1, &pos))                                  \
 		return -EAGAIN;                                                 \
 	lfp__ring_fill(r, pos, v, sizeof(type));                                \
 	return 0;                                                               \
 }                                                                               \
-LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)            \
+LFP__UNUSED LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)\
 {                                                                               \
 	ssize_t n = lfp__ring_dequeue(r, v, sizeof(type));                      \
 	return n < 0 ? (int)n : 0;                                              \
 }                                                                               \
-LFP_INLINE size_t lfp_ring_enqueue_burst_##name(struct lfp_ring *r,            \
+LFP__UNUSED LFP_INLINE size_t lfp_ring_enqueue_burst_##name(struct lfp_ring *r,\
                                                 const type *v, size_t n)        \
 {                                                                               \
 	uint64_t pos;                                                           \
-	size_t k = lfp__ring_claim_prod(r, n, &pos), i;                         \
+	size_t k, i;                                                            \
+	if (r->slot_size < sizeof(type))                                        \
+		return 0;                                                       \
+	k = lfp__ring_claim_prod(r, n, &pos);                                   \
 	for (i = 0; i < k; i++)                                                 \
 		lfp__ring_fill(r, pos + i, &v[i], sizeof(type));                \
 	return k;                                                               \
 }                                                                               \
-LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r, type *v,   \
+LFP__UNUSED LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r,\
+                                                type *v,                        \
                                                 size_t n)                       \
 {                                                                               \
 	uint64_t pos;                                                           \

@@ -353,8 +353,11 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 		                            0 : LFP_SPIN_COUNT);
 		if (ret < 0)
 			return ret;
-		if (ret > 0 && ws->wait_obj != LFP_WAIT_YIELD)
-			return 0; /* woke from the native object */
+		/* 0: the check found work (and, for a counter, consumed its
+		 * change: return now or it is lost).  1: woke from the native
+		 * object; YIELD "wakes" after every yield, so it checks again. */
+		if (ret == 0 || ws->wait_obj != LFP_WAIT_YIELD)
+			return 0;
 		if (timeout == 0)
 			return -ETIMEDOUT;
 	}
