@@ -1,0 +1,62 @@
+# Verbs tests, included by the top Makefile. Every tests/test_verbs*.c
+# (Criterion) and tests/stress_verbs*.c (standalone, so it can run under TSan)
+# is linked with the fake context tests/verbs_fake.c and the real libibverbs;
+# all but the fake's own suite also with the static binding.
+#
+# verbs_fake.c defines read(), close() and ibv_get_device_list() itself:
+# definitions in the executable interpose on libibverbs.so's calls too,
+# whereas -Wl,--wrap=read only rewrites the executable's own references and
+# never reaches the read() inside ibv_get_cq_event. The export flags keep the
+# three in the dynamic symbol table even if no linked library references them.
+
+DEPS_CHECK += $(filter-out $(DEPS_CHECK),libibverbs-dev ibverbs-providers)
+
+VERBS_FAKE    := tests/verbs_fake.c
+VERBS_LDFLAGS := -Wl,--export-dynamic-symbol=read \
+                 -Wl,--export-dynamic-symbol=close \
+                 -Wl,--export-dynamic-symbol=ibv_get_device_list
+VERBS_LDLIBS  := -libverbs -ldl
+VERBS_TEST_DEPS := $(VERBS_FAKE) $(wildcard tests/*.h)
+
+# The fake's own suite needs no binding: an explicit rule, which beats the
+# pattern below.
+$(B)/tests/test_verbs_fake: tests/test_verbs_fake.c $(VERBS_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(VERBS_FAKE) -o $@ $(LDFLAGS) \
+		$(VERBS_LDFLAGS) -lcriterion $(VERBS_LDLIBS) $(LDLIBS)
+
+# More specific than $(B)/tests/test_% (shorter stem), so GNU make picks it.
+$(B)/tests/test_verbs%: tests/test_verbs%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
+		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) -lcriterion $(VERBS_LDLIBS) $(LDLIBS)
+
+$(B)/tests/stress_verbs%: tests/stress_verbs%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
+		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) $(VERBS_LDLIBS) $(LDLIBS)
+
+# The verbs Criterion suites under valgrind. Criterion runs each test in a
+# forked worker whose valgrind errors do not reach the runner's exit status,
+# so every process writes its own log (empty under -q unless something is
+# wrong) and any error or definite leak fails.
+VERBS_TESTS := $(filter $(B)/tests/test_verbs%,$(TESTS))
+VALGRIND    ?= valgrind
+
+.PHONY: check-verbs-valgrind
+check-verbs-valgrind: check-deps $(VERBS_TESTS)
+	@command -v $(VALGRIND) >/dev/null || { echo "error: valgrind not installed" >&2; exit 1; }
+	@set -e; for t in $(VERBS_TESTS); do \
+		d=$$(mktemp -d); \
+		echo "  VALGRIND $$t"; \
+		$(VALGRIND) -q --trace-children=yes --leak-check=full \
+			--show-leak-kinds=definite --errors-for-leak-kinds=definite \
+			--error-exitcode=99 --log-file=$$d/vg.%p $$t --jobs 1 \
+			>$$d/out 2>&1 || { cat $$d/out $$d/vg.*; rm -rf $$d; exit 1; }; \
+		tail -n 1 $$d/out; \
+		if grep -q . $$d/vg.* 2>/dev/null; then cat $$d/vg.*; rm -rf $$d; exit 1; fi; \
+		rm -rf $$d; \
+	done
