@@ -85,9 +85,9 @@ LFP_INLINE int lfp__cntr_control(struct lfp_fid *fid, int command, void *arg)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
 
+	if (!arg)
+		return -EINVAL;
 	if (command == LFP_GETWAITOBJ) {
-		if (!arg)
-			return -EINVAL;
 		*(enum lfp_wait_obj *)arg = c->wait_obj;
 		return 0;
 	}
@@ -287,7 +287,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 {
 	struct lfp__cntr_wait w;
 	int64_t deadline;
-	int ret;
+	int ret, woke = 0;
 
 	if (!c)
 		return -EINVAL;
@@ -303,7 +303,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 		if (lfp__ld_acq_u64(&c->err) != w.err0)
 			return -LFP_EAVAIL;
 		ret = timeout == 0 ? -ETIMEDOUT :
-		      lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline);
+		      lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline, &woke);
 		if (ret < 0 && ret != -ETIMEDOUT)
 			return ret; /* the wait object failed (e.g. -EBADF) */
 		if (ret < 0) {

@@ -135,9 +135,9 @@ LFP_INLINE int lfp__cq_control(struct lfp_fid *fid, int command, void *arg)
 {
 	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
 
+	if (!arg)
+		return -EINVAL;
 	if (command == LFP_GETWAITOBJ) {
-		if (!arg)
-			return -EINVAL;
 		*(enum lfp_wait_obj *)arg = cq->wait_obj;
 		return 0;
 	}
@@ -294,7 +294,7 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 	struct lfp_cq_err_entry e;
 	int ret;
 
-	if (!cq || !err || err->err == 0 || (!err->err_data && err->err_data_size))
+	if (!cq || !err || err->err <= 0 || (!err->err_data && err->err_data_size))
 		return -EINVAL;
 	e = *err;
 	e.err_data = NULL;
@@ -372,6 +372,7 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 	struct lfp__cq_wait w;
 	int64_t deadline;
 	ssize_t ret;
+	int woke = 0;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL;
@@ -395,7 +396,8 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 		}
 		if (timeout == 0 || lfp__ld_rlx_u32(&cq->signals) != w.signals)
 			return -EAGAIN;
-		ret = lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline);
+		ret = lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline,
+		                       &woke);
 		if (ret == -ETIMEDOUT)
 			return -EAGAIN;
 		if (ret < 0)

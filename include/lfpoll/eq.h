@@ -112,9 +112,9 @@ LFP_INLINE int lfp__eq_control(struct lfp_fid *fid, int command, void *arg)
 {
 	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
 
+	if (!arg)
+		return -EINVAL;
 	if (command == LFP_GETWAITOBJ) {
-		if (!arg)
-			return -EINVAL;
 		*(enum lfp_wait_obj *)arg = eq->wait_obj;
 		return 0;
 	}
@@ -297,7 +297,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 	struct lfp_eq_err_entry e;
 	int ret;
 
-	if (!eq || !err || err->err == 0 || (!err->err_data && err->err_data_size))
+	if (!eq || !err || err->err <= 0 || (!err->err_data && err->err_data_size))
 		return -EINVAL;
 	if (err->err_data_size > eq->entry_size)
 		return -EMSGSIZE;
@@ -411,6 +411,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 {
 	int64_t deadline;
 	ssize_t ret;
+	int woke = 0;
 
 	if (!eq)
 		return -EINVAL;
@@ -421,7 +422,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 		ret = lfp_eq_read(eq, event, buf, len, flags);
 		if (ret != -EAGAIN || timeout == 0)
 			return ret;
-		ret = lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline);
+		ret = lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline, &woke);
 		if (ret == -ETIMEDOUT)
 			return lfp_eq_read(eq, event, buf, len, flags);
 		if (ret < 0)
@@ -439,14 +440,18 @@ LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
                                        size_t len)
 {
 	const char *s;
+	size_t n;
 
 	if (eq && eq->prov_strerror)
 		s = eq->prov_strerror(prov_errno, err_data);
 	else
 		s = lfp_strerror(prov_errno);
 	if (buf && len) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = '\0';
+		n = strlen(s);
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
 		return buf;
 	}
 	return s;

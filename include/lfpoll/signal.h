@@ -3,8 +3,9 @@
  * trywait protocol.  docs/design.md holds the proof; the labels S1..S6 below
  * are the ones it uses.
  *
- * One word, state, holds two bits: ARMED (a waiter needs the next event to
- * signal) and SIGNALLED (FD only: the eventfd counter may be non-zero).
+ * One word, state, holds ARMED (a waiter needs the next event to signal),
+ * SIGNALLED (FD only: the eventfd counter may be non-zero) and a count of
+ * waiters in the middle of draining the eventfd (see lfp__signal_clear).
  *
  *   producer                              waiter
  *   P1 publish the event (release)        W1 clear the native object
@@ -46,6 +47,10 @@ extern "C" {
 #define LFP__SIGNALLED_BIT 1u
 #define LFP__ARMED         (1u << LFP__ARMED_BIT)
 #define LFP__SIGNALLED     (1u << LFP__SIGNALLED_BIT)
+/* The rest of state counts waiters between resetting SIGNALLED and the end
+ * of their eventfd read (W1): while one is there, others drain too. */
+#define LFP__DRAINER       (1u << 2)
+#define LFP__DRAINERS      (~(LFP__ARMED | LFP__SIGNALLED))
 
 /* Bounded spin before a waiter arms and sleeps (iterations of a pause). */
 #ifndef LFP_SPIN_COUNT
@@ -262,32 +267,37 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
  * notification was drained (the caller puts it back with
  * lfp__signal_restore if the re-check finds work).
  *
- * SIGNALLED is set before every eventfd write and reset here before the
- * read, so every write is either drained by this read or still has the bit
- * set for the next W1.  When the read finds nothing, a write is in flight
- * (its thread set the bit and has not written yet): set the bit again, so
- * the W1 after the write lands drains it.  A stale load of the bit only
- * skips a drain: the fd stays readable, the next sleep returns at once and
- * the loop comes back here with the bit visible: a spurious wake, never a
- * lost one.
+ * Invariant: while the eventfd counter is non-zero, SIGNALLED is set or a
+ * drainer is counted in state.  Posts set SIGNALLED before writing; a
+ * drainer counts itself before resetting SIGNALLED and uncounts itself after
+ * its read; a drainer whose read found nothing although it reset the bit
+ * (a write still in flight, or another drainer took the count) sets the
+ * bit again.  So a W1 that sees neither the bit nor a drainer leaves no
+ * readable fd behind it, and a waiter parked anywhere in this function
+ * cannot leave the others spinning on a readable fd.
+ *
+ * force: the caller's last sleep ended on a readable fd: drain whatever the
+ * bits say (a relaxed load may lag).
  */
-LFP_INLINE int lfp__signal_clear(struct lfp__signal *s)
+LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
 {
 	uint64_t v;
 	ssize_t n;
+	int had_bit;
 
-	if (s->wait_obj != LFP_WAIT_FD ||
-	    !(lfp__ld_rlx_u32(&s->state) & LFP__SIGNALLED))
+	if (s->wait_obj != LFP_WAIT_FD)
 		return 0;
-	if (!lfp__btr_u32(&s->state, LFP__SIGNALLED_BIT))
-		return 0; /* another waiter is draining it */
+	if (!force && !(lfp__ld_rlx_u32(&s->state) & (LFP__SIGNALLED | LFP__DRAINERS)))
+		return 0;
+	(void)lfp__faa_u32(&s->state, LFP__DRAINER);
+	had_bit = lfp__btr_u32(&s->state, LFP__SIGNALLED_BIT);
 	do
 		n = read(s->efd, &v, sizeof(v));
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(v))
-		return 1;
-	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT); /* write in flight */
-	return 0;
+	if (n != (ssize_t)sizeof(v) && had_bit)
+		(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
+	(void)lfp__faa_u32(&s->state, (uint32_t)0 - LFP__DRAINER);
+	return n == (ssize_t)sizeof(v);
 }
 
 /* W2: announce the waiter, then order that before the re-check (W3). */
@@ -308,8 +318,10 @@ LFP_INLINE void lfp__signal_restore(struct lfp__signal *s, int cleared)
 
 /*
  * Sleep until the native object is signalled or the deadline passes; W4.
- * Returns 0 (go and re-check) or -ETIMEDOUT.  seq0 is the MUTEX_COND
- * sequence read before arming.
+ * Returns 0 (go and re-check), 1 (FD: woke because the fd is readable: the
+ * next W1 must drain it) or -ETIMEDOUT.  The deadline is checked after
+ * every wake, so a fd kept readable cannot stretch a timeout.  seq0 is the
+ * MUTEX_COND sequence read before arming.
  */
 LFP_INLINE int lfp__signal_sleep(struct lfp__signal *s, uint64_t seq0,
                                  int64_t deadline)
@@ -326,9 +338,9 @@ LFP_INLINE int lfp__signal_sleep(struct lfp__signal *s, uint64_t seq0,
 		n = poll(&pfd, 1, lfp__ms_left(deadline));
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		if (n == 0 && lfp__expired(deadline))
+		if (lfp__expired(deadline))
 			return -ETIMEDOUT;
-		return 0;
+		return n > 0 ? 1 : 0;
 	case LFP_WAIT_MUTEX_COND:
 		if (deadline >= 0) {
 			ts.tv_sec = (time_t)(deadline / 1000000000);
@@ -366,12 +378,13 @@ LFP_INLINE uint64_t lfp__signal_seq(struct lfp__signal *s)
 /*
  * The trywait step of one object: W1, W2, then W3 through ready(arg)
  * (> 0: work pending).  0 when blocking on the native object is safe,
- * -EAGAIN otherwise.
+ * -EAGAIN otherwise.  force: see lfp__signal_clear.
  */
-LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
-                                   int (*ready)(void *), void *arg)
+LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
+                                         int (*ready)(void *), void *arg,
+                                         int force)
 {
-	int cleared = lfp__signal_clear(s); /* W1 */
+	int cleared = lfp__signal_clear(s, force); /* W1 */
 
 	lfp__signal_arm(s);                 /* W2 */
 	if (ready(arg) > 0) {               /* W3 */
@@ -381,14 +394,23 @@ LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
 	return 0;
 }
 
+LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
+                                   int (*ready)(void *), void *arg)
+{
+	return lfp__signal_trywait_force(s, ready, arg, 0);
+}
+
 /*
  * Block until ready(arg) may be true: a bounded spin of `spin` checks, then
  * W1-W4.  Returns 0 when ready(arg) reported work, 1 after waking from the
  * native object (work may be there, or a spurious wake), and -ETIMEDOUT at
- * the deadline.  Never consumes anything.
+ * the deadline.  Never consumes anything.  *woke carries, between the
+ * calls of one waiting loop (start it at 0), whether the last sleep ended
+ * on a readable fd.
  */
 LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *),
-                                     void *arg, int64_t deadline, int spin)
+                                     void *arg, int64_t deadline, int spin,
+                                     int *woke)
 {
 	uint64_t seq0;
 	int i, ret;
@@ -399,16 +421,21 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 		lfp__cpu_relax();
 	}
 	seq0 = lfp__signal_seq(s);
-	if (lfp__signal_trywait(s, ready, arg))
+	ret = lfp__signal_trywait_force(s, ready, arg, *woke);
+	*woke = 0;
+	if (ret)
 		return 0;
 	ret = lfp__signal_sleep(s, seq0, deadline);
-	return ret < 0 ? ret : 1;
+	if (ret < 0)
+		return ret;
+	*woke = ret;
+	return 1;
 }
 
 LFP_INLINE int lfp__signal_wait(struct lfp__signal *s, int (*ready)(void *),
-                                void *arg, int64_t deadline)
+                                void *arg, int64_t deadline, int *woke)
 {
-	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT);
+	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT, woke);
 }
 
 LFP_INLINE int lfp__signal_getwait(struct lfp__signal *s, int command, void *arg)

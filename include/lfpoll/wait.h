@@ -339,7 +339,7 @@ out:
 LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 {
 	int64_t deadline;
-	int ret;
+	int ret, woke = 0;
 
 	if (!ws || ws->fid.fclass != LFP_CLASS_WAIT)
 		return -EINVAL;
@@ -350,7 +350,9 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 		/* No spin when the check is a system call (YIELD with fds). */
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
 		                            ws->nfds && ws->wait_obj == LFP_WAIT_YIELD ?
-		                            0 : LFP_SPIN_COUNT);
+		                            0 : LFP_SPIN_COUNT, &woke);
+		if (ret == -ETIMEDOUT && lfp__wait_ready(ws))
+			return 0; /* work arrived with the deadline */
 		if (ret < 0)
 			return ret;
 		/* 0: the check found work (and, for a counter, consumed its

@@ -115,8 +115,11 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		lfp__ring_release(&q->ring, pos);
 		r = (ssize_t)n;
 	} else {
-		r = fill && fill(buf, arg) ? 0 : -EAGAIN;
+		r = -EAGAIN;
 	}
+	/* Nothing queued (peek or not): the caller's synthetic entry. */
+	if (r == -EAGAIN && fill && fill(buf, arg))
+		r = 0;
 	if (r >= 0) {
 		if (user) {
 			n = dlen < user_size ? dlen : user_size;

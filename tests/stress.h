@@ -1,0 +1,304 @@
+/*
+ * Helpers shared by the standalone stress programs, tests/stress_*.c.
+ *
+ * A stress program is a plain C program with its own main(), not a
+ * Criterion suite, so that it also runs under ThreadSanitizer (make check
+ * SANITIZE=thread), where Criterion's runner cannot start.  It exits 0 when
+ * every invariant held and 1 at the first that did not (CHECK), and prints
+ * one summary line; tests/run-tests counts it as one test.
+ *
+ * Include an lfpoll header before this one (it selects POSIX under
+ * -std=c11), or define _POSIX_C_SOURCE or _GNU_SOURCE before any include:
+ * these helpers use clock_gettime, sched_yield and pthreads.
+ *
+ *   CHECK(cond, fmt, ...)      on failure print file:line, the condition and
+ *                              the message, and exit 1 (from any thread)
+ *   stress_scale()             1, or 10 when LFP_STRESS=long (make stress)
+ *   STRESS_TSAN, stress_tsan() 1 in a ThreadSanitizer build, else 0
+ *   stress_count(n, n_tsan)    a default count: n, or n_tsan under TSan,
+ *                              times stress_scale()
+ *   stress_now_ns()            CLOCK_MONOTONIC in nanoseconds
+ *   stress_seconds_since(t0)   seconds elapsed since stress_now_ns() gave t0
+ *   stress_deadline_in(s, what), CHECK_DEADLINE(&d)
+ *                              fail with a message, instead of hanging, once
+ *                              s seconds have passed
+ *   stress_watchdog_start(), stress_watchdog_stop()
+ *                              a thread that fails the program if the work
+ *                              between the two calls outlives a deadline,
+ *                              even when it hangs inside the code under test
+ *   stress_backoff(&spins)     a waiting loop's pause: spin briefly, then
+ *                              yield the CPU, then sleep (threads outnumber
+ *                              cores, and the machine may be busy)
+ *   stress_rand(&state)        a small, seedable PRNG (splitmix64)
+ *   stress_checksum(h, p, n)   FNV-1a over n bytes, chained through h
+ *   stress_spawn(), stress_join()  pthread_create/join that CHECK
+ *
+ * Never put a wall-clock performance threshold in a stress test: deadlines
+ * here only turn a hang into a failure, and should be generous.
+ */
+#ifndef LFP_TESTS_STRESS_H
+#define LFP_TESTS_STRESS_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------ failing */
+
+__attribute__((noreturn, format(printf, 4, 5)))
+static inline void stress_fail(const char *file, int line, const char *cond,
+                               const char *fmt, ...)
+{
+	va_list ap;
+
+	flockfile(stderr);
+	fprintf(stderr, "%s:%d: CHECK(%s) failed: ", file, line, cond);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	fflush(NULL);
+	/* _Exit, not exit: other threads are still running, and exit() would
+	 * run atexit handlers and destructors underneath them. */
+	_Exit(1);
+}
+
+/*
+ * CHECK(cond, fmt, ...): the format and its arguments are mandatory, so
+ * that every failure says what was expected and what was seen.
+ */
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (!(cond))                                                    \
+			stress_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);    \
+	} while (0)
+
+/* ------------------------------------------------------------ sizing */
+
+/* 1 by default; 10 when the environment has LFP_STRESS=long. */
+static inline unsigned stress_scale(void)
+{
+	const char *s = getenv("LFP_STRESS");
+
+	return s && strcmp(s, "long") == 0 ? 10 : 1;
+}
+
+#if defined(__SANITIZE_THREAD__)
+#  define STRESS_TSAN 1
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define STRESS_TSAN 1
+#  endif
+#endif
+#ifndef STRESS_TSAN
+#  define STRESS_TSAN 0
+#endif
+
+/* 1 when built with -fsanitize=thread (gcc or clang). */
+static inline int stress_tsan(void)
+{
+	return STRESS_TSAN;
+}
+
+/*
+ * A default iteration count: n, or n_tsan in a TSan build (TSan runs
+ * threaded code 5-20 times slower), multiplied by stress_scale().
+ */
+static inline uint64_t stress_count(uint64_t n, uint64_t n_tsan)
+{
+	return (STRESS_TSAN ? n_tsan : n) * stress_scale();
+}
+
+/* ------------------------------------------------------------ time */
+
+static inline uint64_t stress_now_ns(void)
+{
+	struct timespec ts;
+
+	CHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0, "clock_gettime failed");
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline double stress_seconds_since(uint64_t t0_ns)
+{
+	return (double)(stress_now_ns() - t0_ns) / 1e9;
+}
+
+struct stress_deadline {
+	uint64_t end_ns;
+	double seconds;
+	const char *what;
+};
+
+/* A deadline s seconds from now; what names the work in the message. */
+static inline struct stress_deadline stress_deadline_in(double seconds,
+                                                        const char *what)
+{
+	struct stress_deadline d;
+
+	d.end_ns = stress_now_ns() + (uint64_t)(seconds * 1e9);
+	d.seconds = seconds;
+	d.what = what;
+	return d;
+}
+
+static inline int stress_deadline_passed(const struct stress_deadline *d)
+{
+	return stress_now_ns() > d->end_ns;
+}
+
+/* Fail, naming the caller's file and line, once the deadline has passed. */
+#define CHECK_DEADLINE(d)                                                       \
+	CHECK(!stress_deadline_passed(d), "%s: not done after %.0f s "          \
+	      "(a hang, or a lost wake-up or entry)", (d)->what, (d)->seconds)
+
+/*
+ * A watchdog: a thread that waits for stress_watchdog_stop() and, if the
+ * deadline comes first, calls report(arg) (when not NULL) to print the
+ * state of the work and fails the program.  Unlike CHECK_DEADLINE, it also
+ * catches a thread stuck inside the code under test.
+ */
+struct stress_watchdog {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+	struct stress_deadline deadline;
+	void (*report)(void *arg);
+	void *arg;
+};
+
+static inline void *stress__watchdog_main(void *arg)
+{
+	struct stress_watchdog *w = (struct stress_watchdog *)arg;
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(w->deadline.end_ns / 1000000000u);
+	ts.tv_nsec = (long)(w->deadline.end_ns % 1000000000u);
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) != 0 &&
+		    !w->stop && stress_deadline_passed(&w->deadline)) {
+			if (w->report)
+				w->report(w->arg);
+			stress_fail(__FILE__, __LINE__, "watchdog", "%s: not done "
+			            "after %.0f s (a hang, or a lost wake-up or "
+			            "entry)", w->deadline.what, w->deadline.seconds);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static inline void stress_watchdog_start(struct stress_watchdog *w,
+                                         double seconds, const char *what,
+                                         void (*report)(void *arg), void *arg)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	w->stop = 0;
+	w->report = report;
+	w->arg = arg;
+	w->deadline = stress_deadline_in(seconds, what);
+	CHECK(pthread_mutex_init(&w->lock, NULL) == 0, "pthread_mutex_init");
+	/* The deadline is on CLOCK_MONOTONIC, and so is the wait. */
+	CHECK(pthread_condattr_init(&ca) == 0 &&
+	      pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+	      pthread_cond_init(&w->cond, &ca) == 0, "watchdog condition");
+	pthread_condattr_destroy(&ca);
+	ret = pthread_create(&w->thread, NULL, stress__watchdog_main, w);
+	CHECK(ret == 0, "pthread_create: %s", strerror(ret));
+}
+
+static inline void stress_watchdog_stop(struct stress_watchdog *w)
+{
+	int ret;
+
+	pthread_mutex_lock(&w->lock);
+	w->stop = 1;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	ret = pthread_join(w->thread, NULL);
+	CHECK(ret == 0, "pthread_join: %s", strerror(ret));
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+}
+
+/* ------------------------------------------------------------ waiting */
+
+/*
+ * One round of a waiting loop.  Start *spins at 0 and reset it after
+ * progress.  The first rounds spin; then each round yields, because the
+ * thread being waited for may need this CPU (a 2-core machine running eight
+ * threads); after that each round sleeps 50 us, so that a loaded machine
+ * still runs the thread being waited for (a preempted producer holds up
+ * every consumer behind its slot).
+ */
+static inline void stress_backoff(unsigned *spins)
+{
+	struct timespec ts = { 0, 50000 };
+
+	if (++*spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__asm__ __volatile__("pause" ::: "memory");
+#else
+		__asm__ __volatile__("" ::: "memory");
+#endif
+		return;
+	}
+	if (*spins < 256) {
+		sched_yield();
+		return;
+	}
+	nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------ data */
+
+/* splitmix64: seed *state with anything, including 0. */
+static inline uint64_t stress_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+	return z ^ (z >> 31);
+}
+
+#define STRESS_CHECKSUM_INIT 2166136261u
+
+/* FNV-1a: start with STRESS_CHECKSUM_INIT, chain by passing the result. */
+static inline uint32_t stress_checksum(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static inline void stress_spawn(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	int ret = pthread_create(t, NULL, fn, arg);
+
+	CHECK(ret == 0, "pthread_create: %s", strerror(ret));
+}
+
+static inline void stress_join(pthread_t t)
+{
+	int ret = pthread_join(t, NULL);
+
+	CHECK(ret == 0, "pthread_join: %s", strerror(ret));
+}
+
+#endif /* LFP_TESTS_STRESS_H */
