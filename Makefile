@@ -152,7 +152,7 @@ $(B)/compile/verbs.cxx.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(I
 		-c tests/compile/one_header.c -o $@
 
 .PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
-	install uninstall clean docs stress
+	install uninstall clean docs stress model
 
 all: $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(VERBS_SO) $(VERBS_A)
 
@@ -191,6 +191,12 @@ $(B)/examples/%: examples/%.c
 check: check-deps
 	@$(MAKE) --no-print-directory check-compile $(EXAMPLES)
 	@$(MAKE) --no-print-directory check-run
+
+# Model-check the trywait protocol with spin: the protocol must verify and
+# the variant without the producer's barrier must be shown to fail.
+model:
+	@$(ENSURE) spin gcc
+	@sh tests/model/run
 
 # The long form of the stress tests.
 stress: check-deps $(STRESSES)
