@@ -1,11 +1,12 @@
 /*
  * lfpoll FD wait object: the window between a producer's eventfd write and
- * its setting of SIGNALLED (signal.h, lfp__signal_post).
+ * its bookkeeping of the signal state (signal.h, lfp__signal_post).
  *
  * lfp_trywait must clear the object's notification before it re-checks
  * (API.md section 8), so that a thread that then blocks on the fd sleeps
  * until the next event.  Here the producer is held, deterministically, just
- * after its write(2) to the eventfd and before it sets SIGNALLED: the state
+ * after its write(2) to the eventfd (the order of a design that wrote before
+ * it recorded the post): the state
  * it is in whenever the kernel's wake-up preemption switches to the woken
  * waiter on the same CPU.  The consumer takes the event, finds the EQ empty
  * and calls lfp_trywait, which returns 0.  The fd must then be quiet:
@@ -233,7 +234,7 @@ int main(void)
 	report("producer held after its eventfd write", &a);
 
 	/*
-	 * B: a second waiter is held in its own W1, after it reset SIGNALLED
+	 * B: a second waiter is held in its own W1, around its read(2)
 	 * and before its read(2) of the eventfd.
 	 */
 	eq = open_fd_eq(&fd);
@@ -252,7 +253,7 @@ int main(void)
 	stress_join(r);
 	CHECK(ts.ret == -EAGAIN, "sread on the empty EQ = %zd", ts.ret);
 	CHECK(lfp_eq_close(eq) == 0, "close");
-	report("second waiter held between resetting SIGNALLED and read(2)", &b);
+	report("second waiter held inside its drain, around read(2)", &b);
 
 	CHECK(ok(&a) && ok(&b), "an FD wait object stayed readable after "
 	      "lfp_trywait returned 0 on an empty EQ, while another thread was "

@@ -161,13 +161,20 @@ LFP_INLINE int lfp_control(struct lfp_fid *fid, int command, void *arg)
  */
 LFP_INLINE int lfp_trywait(struct lfp_fid **fids, size_t count)
 {
+	enum lfp_wait_obj obj;
 	size_t i;
 	int ret;
 
 	if (!fids || count == 0)
 		return -EINVAL;
+	/* Every object must have a wait object, checked before any is
+	 * touched, so the answer does not depend on the array's order. */
 	for (i = 0; i < count; i++) {
 		if (!fids[i] || !fids[i]->ops || !fids[i]->ops->trywait)
+			return -EINVAL;
+		if (fids[i]->ops->control &&
+		    fids[i]->ops->control(fids[i], LFP_GETWAITOBJ, &obj) == 0 &&
+		    obj == LFP_WAIT_NONE)
 			return -EINVAL;
 	}
 	for (i = 0; i < count; i++) {

@@ -208,12 +208,23 @@ LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 		pthread_mutex_unlock(&ps->lock);
 		return none == ps ? -EEXIST : -EBUSY;
 	}
-	/* Track it now (a producer seeing TRACKED will not push it).  seen
-	 * is kept: a counter's events since its last add/set (or since it was
-	 * opened) are reported, as fi_poll(3) says. */
-	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
-	l->next = ps->tracked;
-	ps->tracked = l;
+	/* Track it now, unless a producer that saw the new ps has claimed
+	 * the push (PUSHING: wait for it) or done it (TRACKED: the link is on
+	 * the ready stack).  Putting it on our list as well would link it
+	 * twice.  seen is kept: a counter's events since its last add/set (or
+	 * since it was opened) are reported, as fi_poll(3) says. */
+	for (;;) {
+		uint32_t st = LFP__LINK_IDLE;
+
+		if (lfp__cas_u32(&l->queued, &st, LFP__LINK_TRACKED)) {
+			l->next = ps->tracked;
+			ps->tracked = l;
+			break;
+		}
+		if (st == LFP__LINK_TRACKED)
+			break;
+		lfp__cpu_relax(); /* PUSHING */
+	}
 	ps->nmembers++;
 	pthread_mutex_unlock(&ps->lock);
 	return 0;
@@ -263,7 +274,15 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 			ps->tracked = stack;
 		}
 	}
-	lfp__st_rlx_u32(&l->queued, LFP__LINK_IDLE);
+	/* TRACKED -> IDLE only: a producer that loaded ps before D1 may claim
+	 * IDLE -> PUSHING now; it then reads ps == NULL and stores IDLE
+	 * itself.  Overwriting its claim would let it push the link after a
+	 * re-add has tracked it. */
+	{
+		uint32_t st = LFP__LINK_TRACKED;
+
+		(void)lfp__cas_u32(&l->queued, &st, LFP__LINK_IDLE);
+	}
 	ps->nmembers--;
 	pthread_mutex_unlock(&ps->lock);
 	return 0;
@@ -278,7 +297,11 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
  */
 LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 {
-	struct lfp__poll_link *list, *l, *keep = NULL, **tail = &keep, *next;
+	struct lfp__poll_link *list, *l, *next;
+	/* Kept links: those not reported this time first, then the reported
+	 * ones, so that members that did not fit come first next time. */
+	struct lfp__poll_link *waiting = NULL, **wtail = &waiting;
+	struct lfp__poll_link *done = NULL, **dtail = &done;
 	uint32_t idle;
 	int n = 0, r;
 
@@ -300,15 +323,17 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 		next = l->next;
 		r = lfp__poll_link_ready(l, n < count);
 		if (!r && l->sticky) {
-			*tail = l;
-			tail = &l->next;
+			*dtail = l;
+			dtail = &l->next;
 			continue;
 		}
 		if (!r) {
 			/* L1: untrack, then L2: re-check after a full barrier
 			 * (pairs with the producer's CAS).  Either the
-			 * producer sees IDLE and pushes, or we see its work. */
-			lfp__st_rlx_u32(&l->queued, LFP__LINK_IDLE);
+			 * producer sees IDLE and pushes, or we see its work.
+			 * Release: our last write of l->next is ordered before
+			 * a producer's push that rewrites it. */
+			lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
 			lfp__mb();
 			if (!lfp__poll_link_ready(l, 0))
 				continue;
@@ -317,13 +342,18 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 				continue; /* a producer is pushing it: it comes back */
 			r = lfp__poll_link_ready(l, n < count);
 		}
-		if (r && n < count)
+		if (r && n < count) {
 			context[n++] = l->fid->context;
-		*tail = l;
-		tail = &l->next;
+			*dtail = l;
+			dtail = &l->next;
+		} else {
+			*wtail = l;
+			wtail = &l->next;
+		}
 	}
-	*tail = NULL;
-	ps->tracked = keep;
+	*dtail = NULL;
+	*wtail = done;
+	ps->tracked = waiting;
 	pthread_mutex_unlock(&ps->lock);
 	return n;
 }

@@ -353,7 +353,7 @@ LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
 LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
                                            size_t cap)
 {
-	uint64_t pos;
+	uint64_t pos = 0;
 	int big;
 
 	if (!lfp__ring_claim_cons(r, 1, cap, &pos, &big))
@@ -472,7 +472,7 @@ LFP_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r, const void *src,
                                          size_t len_each, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)src;
-	uint64_t pos;
+	uint64_t pos = 0;
 	size_t k, i;
 
 	if (!r || n == 0 || (!src && len_each) || len_each > r->slot_size)
@@ -491,7 +491,7 @@ LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
                                          size_t len_each, size_t n)
 {
 	unsigned char *d = (unsigned char *)dst;
-	uint64_t pos;
+	uint64_t pos = 0;
 	size_t k, i;
 	int big;
 

@@ -3,9 +3,9 @@
  * trywait protocol.  docs/design.md holds the proof; the labels S1..S6 below
  * are the ones it uses.
  *
- * One word, state, holds ARMED (a waiter needs the next event to signal),
- * SIGNALLED (FD only: the eventfd counter may be non-zero) and a count of
- * waiters in the middle of draining the eventfd (see lfp__signal_clear).
+ * One word, state, holds ARMED (bit 0: a waiter needs the next event to
+ * signal) and, above it, PENDING (FD only: eventfd posts announced and not
+ * yet drained).
  *
  *   producer                              waiter
  *   P1 publish the event (release)        W1 clear the native object
@@ -25,9 +25,10 @@
  * until a waiter clears it at W1, so every thread sleeping on it wakes
  * (poll is level-triggered) and any number may wait.  A waiter that cleared a
  * signal at W1 and then finds work at W3 puts the signal back, so that other
- * sleepers still see it while the work is pending.  SIGNALLED is set before
- * each eventfd write and reset before each drain, so W1 makes no system call
- * when nothing was signalled: trywait on an idle object costs two RMWs.
+ * sleepers still see it while the work is pending.  A post adds to PENDING
+ * before it writes the eventfd and a drain subtracts what it read, so the
+ * eventfd counter never exceeds PENDING: W1 makes no system call when
+ * PENDING is 0, and trywait on an idle object costs one RMW.
  */
 #ifndef LFPOLL_SIGNAL_H
 #define LFPOLL_SIGNAL_H
@@ -44,13 +45,10 @@ extern "C" {
 #endif
 
 #define LFP__ARMED_BIT     0u
-#define LFP__SIGNALLED_BIT 1u
 #define LFP__ARMED         (1u << LFP__ARMED_BIT)
-#define LFP__SIGNALLED     (1u << LFP__SIGNALLED_BIT)
-/* The rest of state counts waiters between resetting SIGNALLED and the end
- * of their eventfd read (W1): while one is there, others drain too. */
-#define LFP__DRAINER       (1u << 2)
-#define LFP__DRAINERS      (~(LFP__ARMED | LFP__SIGNALLED))
+/* The rest of state counts eventfd posts announced and not yet drained. */
+#define LFP__PENDING_ONE   (1u << 1)
+#define LFP__PENDING       (~LFP__ARMED)
 
 /* Bounded spin before a waiter arms and sleeps (iterations of a pause). */
 #ifndef LFP_SPIN_COUNT
@@ -203,18 +201,18 @@ LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
 /* ---------------------------------------------------------------- producer */
 
 /*
- * Say so, then post the eventfd.  SIGNALLED goes first so that no reader of
- * the bit can find the fd readable with the bit clear: that state would
- * make every waiter skip its drain and spin on a readable fd for as long as
- * the posting thread is descheduled.  The opposite window (bit set, write
- * not landed yet) is handled by the drain in lfp__signal_clear.
+ * Announce a post (PENDING += 1), then write the eventfd.  Announcing first
+ * keeps the eventfd counter at or below PENDING at every instant, so a
+ * waiter that finds PENDING at 0 may skip its drain: the fd is not
+ * readable.  (The opposite order let a producer preempted between the two
+ * leave a readable fd that every waiter skipped, spinning in poll.)
  */
 LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
 {
 	uint64_t one = 1;
 	ssize_t n;
 
-	(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
+	(void)lfp__faa_u32(&s->state, LFP__PENDING_ONE);
 	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
 	 * 2^64-2, which is readable already. */
 	do
@@ -267,37 +265,35 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
  * notification was drained (the caller puts it back with
  * lfp__signal_restore if the re-check finds work).
  *
- * Invariant: while the eventfd counter is non-zero, SIGNALLED is set or a
- * drainer is counted in state.  Posts set SIGNALLED before writing; a
- * drainer counts itself before resetting SIGNALLED and uncounts itself after
- * its read; a drainer whose read found nothing although it reset the bit
- * (a write still in flight, or another drainer took the count) sets the
- * bit again.  So a W1 that sees neither the bit nor a drainer leaves no
- * readable fd behind it, and a waiter parked anywhere in this function
- * cannot leave the others spinning on a readable fd.
+ * Invariant: eventfd counter <= PENDING (posts add before writing; a drain
+ * subtracts only what its read returned).  So PENDING == 0 means the fd is
+ * not readable and W1 skips the read.  PENDING > 0 with nothing to read
+ * means a post is between its announcement and its write, or another
+ * drainer is between its read and its subtraction: the read finds nothing,
+ * costs one system call, and leaves a fd that is not readable, which is
+ * what a sleeper needs.  No interleaving of posts and drains can leave the
+ * fd readable with PENDING at 0.
  *
- * force: the caller's last sleep ended on a readable fd: drain whatever the
- * bits say (a relaxed load may lag).
+ * force: the caller's last sleep ended on a readable fd: read even if our
+ * load of state says 0 (a relaxed load may lag).
  */
 LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
 {
 	uint64_t v;
 	ssize_t n;
-	int had_bit;
 
 	if (s->wait_obj != LFP_WAIT_FD)
 		return 0;
-	if (!force && !(lfp__ld_rlx_u32(&s->state) & (LFP__SIGNALLED | LFP__DRAINERS)))
+	if (!force && !(lfp__ld_rlx_u32(&s->state) & LFP__PENDING))
 		return 0;
-	(void)lfp__faa_u32(&s->state, LFP__DRAINER);
-	had_bit = lfp__btr_u32(&s->state, LFP__SIGNALLED_BIT);
 	do
 		n = read(s->efd, &v, sizeof(v));
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(v) && had_bit)
-		(void)lfp__bts_u32(&s->state, LFP__SIGNALLED_BIT);
-	(void)lfp__faa_u32(&s->state, (uint32_t)0 - LFP__DRAINER);
-	return n == (ssize_t)sizeof(v);
+	if (n != (ssize_t)sizeof(v))
+		return 0;
+	/* Every count we read was announced first: no underflow. */
+	(void)lfp__faa_u32(&s->state, (uint32_t)0 - (uint32_t)v * LFP__PENDING_ONE);
+	return 1;
 }
 
 /* W2: announce the waiter, then order that before the re-check (W3). */

@@ -273,31 +273,34 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	if (!ws || fd < 0 || ws->wait_obj == LFP_WAIT_MUTEX_COND)
 		return -EINVAL;
 	pthread_mutex_lock(&ws->lock);
-	ret = lfp_pollfds_add(&ws->pollfds, fd, events, context);
-	if (ret)
-		goto out;
-	if (ws->epfd >= 0) {
-		memset(&ev, 0, sizeof(ev));
-		ev.events = (uint32_t)(unsigned short)events; /* EPOLLIN == POLLIN etc. */
-		ev.data.ptr = context;
-		if (epoll_ctl(ws->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-			ret = -errno;
-			lfp_pollfds_del(&ws->pollfds, fd);
-			goto out;
-		}
-	}
+	/* Everything that can fail first: a failed add leaves the pollfd
+	 * array and its change_index untouched. */
 	if (ws->nfds + 1 > ws->scratch_cap) {
 		s = (struct pollfd *)realloc(ws->scratch,
 		                             (ws->nfds + 1) * 2 * sizeof(*s));
 		if (!s) {
-			if (ws->epfd >= 0)
-				epoll_ctl(ws->epfd, EPOLL_CTL_DEL, fd, &ev);
-			lfp_pollfds_del(&ws->pollfds, fd);
 			ret = -ENOMEM;
 			goto out;
 		}
 		ws->scratch = s;
 		ws->scratch_cap = (ws->nfds + 1) * 2;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = (uint32_t)(unsigned short)events; /* EPOLLIN == POLLIN etc. */
+	ev.data.ptr = context;
+	if (fd == ws->sig.efd) {
+		ret = -EEXIST;
+		goto out;
+	}
+	if (ws->epfd >= 0 && epoll_ctl(ws->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		ret = errno == EEXIST ? -EEXIST : -errno;
+		goto out;
+	}
+	ret = lfp_pollfds_add(&ws->pollfds, fd, events, context);
+	if (ret) {
+		if (ws->epfd >= 0)
+			epoll_ctl(ws->epfd, EPOLL_CTL_DEL, fd, &ev);
+		goto out;
 	}
 	ws->nfds++;
 out:
