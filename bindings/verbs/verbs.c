@@ -46,6 +46,7 @@ struct vcq {
 	/* Written by other CQs that read an event naming this one. */
 	uint32_t foreign;          /* events read for us by others, not yet counted */
 	uint32_t armed;            /* an arm is outstanding (no event read since) */
+	int err;                   /* a channel read failed (device gone): reads report it */
 	struct vcq *next;          /* registry */
 };
 
@@ -172,8 +173,10 @@ static int vcq_trywait_locked(struct vcq *v)
 	int ret;
 
 	ret = drain_channel(v);
-	if (ret)
+	if (ret) {
+		v->err = ret; /* sticky: the reader of a set member sees it too */
 		return ret;
+	}
 	ack_events(v, 0);
 	if (v->stash_len)
 		return -EAGAIN;
@@ -181,10 +184,15 @@ static int vcq_trywait_locked(struct vcq *v)
 	if (ret)
 		return ret < 0 ? ret : -EAGAIN;
 	if (!lfp__ld_rlx_u32(&v->armed)) {
-		ret = ibv_req_notify_cq(v->cq, v->solicited_only);
-		if (ret)
-			return -ret; /* a positive errno */
+		/* Noted before the arm: the event it raises may be read at
+		 * once by another CQ on the channel, which clears the note;
+		 * noting after would wipe that out and leave us unarmed. */
 		lfp__st_rlx_u32(&v->armed, 1);
+		ret = ibv_req_notify_cq(v->cq, v->solicited_only);
+		if (ret) {
+			lfp__st_rlx_u32(&v->armed, 0);
+			return -ret; /* a positive errno */
+		}
 	}
 	/* A CQE that landed before the arm raised no event: look again. */
 	ret = poll_into_stash(v);
@@ -293,6 +301,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	v->wait_obj = a.wait_obj;
 	v->link.fid = &v->pub.fid;
 	v->link.sticky = 1; /* filled by the device: no producer pushes it */
+	v->armed = 1; /* before it is published and armed: see vcq_trywait_locked */
 	if (pthread_mutex_init(&v->lock, NULL)) {
 		free(v);
 		return -ENOMEM;
@@ -344,7 +353,6 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 		ret = -ret;
 		goto fail_set;
 	}
-	v->armed = 1;
 	*vcqp = &v->pub;
 	return 0;
 
@@ -398,6 +406,8 @@ API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 		if (r > 0)
 			got += r;
 	}
+	if (!got && v->err)
+		got = v->err;
 	pthread_mutex_unlock(&v->lock);
 	return got ? got : -EAGAIN;
 }
@@ -670,8 +680,10 @@ API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 		case E_QP:   a->pending.element.qp = ev.element.qp; break;
 		case E_SRQ:  a->pending.element.srq = ev.element.srq; break;
 		case E_WQ:   a->pending.element.wq = ev.element.wq; break;
-		case E_PORT: a->pending.element.port_num = ev.element.port_num; break;
-		default:     break;
+		case E_PORT:
+		/* Unknown types too: libibverbs decodes their element as a
+		 * port number; pass it through, as the type is. */
+		default:     a->pending.element.port_num = ev.element.port_num; break;
 		}
 		a->pending_error = t < NKNOWN && event_kind[t].error;
 		a->have_pending = 1;
