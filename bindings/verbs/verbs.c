@@ -276,7 +276,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	struct vcq *v, *o;
 	int ret = 0, shared_in_set = 0;
 
-	if (!cq || !channel || !vcqp || channel->fd < 0)
+	if (!cq || !channel || !vcqp || channel->fd < 0 || cq->channel != channel)
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	if (attr)

@@ -74,9 +74,10 @@ struct lfp__signal {
 	pthread_mutex_t mutex;          /* MUTEX_COND */
 	pthread_cond_t cond;
 	uint64_t cond_seq;              /* MUTEX_COND: bumped under mutex by each signal */
-#ifdef LFP_STATS
-	uint64_t stat_signals;          /* producer-side system calls (signals sent) */
-#endif
+	/* Producer-side signals sent, counted only when built with LFP_STATS;
+	 * always present so that the layout does not depend on the macro
+	 * (code built with it links against code built without). */
+	uint64_t stat_signals;
 };
 
 /* ---------------------------------------------------------------- time */
