@@ -152,8 +152,14 @@ LFP_INLINE void lfp_ring_destroy(struct lfp_ring *r)
 	if (!r)
 		return;
 	if (r->owns_mem) {
+		void *self = r;
+
+		/* Only rings from lfp_ring_create own their memory; hide the
+		 * pointer's origin so that gcc does not warn about freeing a
+		 * caller's static or stack ring on this (untaken) path. */
+		__asm__("" : "+r"(self));
 		free(r->slots);
-		free(r);
+		free(self);
 	}
 }
 
@@ -330,7 +336,7 @@ LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t pos,
 
 	if (len == cap && cap)
 		memcpy(dst, src, cap); /* constant size in typed rings */
-	else if (len)
+	else if (len && dst) /* dst is non-NULL whenever len fits in cap > 0 */
 		memcpy(dst, src, len);
 	lfp__ring_release(r, pos);
 	return len;
@@ -478,8 +484,8 @@ LFP_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r, const void *src,
 	if (!r || n == 0 || (!src && len_each) || len_each > r->slot_size)
 		return 0;
 	k = lfp__ring_claim_prod(r, n, &pos);
-	for (i = 0; i < k; i++)
-		lfp__ring_fill(r, pos + i, s + i * len_each, len_each);
+	for (i = 0; i < k; i++) /* no arithmetic on a NULL src (len_each 0) */
+		lfp__ring_fill(r, pos + i, s ? s + i * len_each : s, len_each);
 	return k;
 }
 
@@ -498,8 +504,8 @@ LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
 	if (!r || n == 0 || (!dst && len_each))
 		return 0;
 	k = lfp__ring_claim_cons(r, n, len_each, &pos, &big);
-	for (i = 0; i < k; i++)
-		lfp__ring_drain(r, pos + i, d + i * len_each, len_each);
+	for (i = 0; i < k; i++) /* no arithmetic on a NULL dst (len_each 0) */
+		lfp__ring_drain(r, pos + i, d ? d + i * len_each : d, len_each);
 	return k;
 }
 
