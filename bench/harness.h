@@ -1,0 +1,221 @@
+/*
+ * bench/harness.h: the one harness every lfpoll benchmark uses.
+ *
+ * A benchmark program is a list of cases.  A case is one workload ("1
+ * producer + 1 consumer, 64-byte events") and the implementations that run
+ * it: impls[0] is the subject (lfpoll), the others are its peers.  The
+ * harness runs the implementations round-robin (warm-up A B C, then
+ * A B C A B C ... for 7 rounds, 3 with BENCH_QUICK=1), each round for a fixed
+ * time budget, so a slow peer costs no more wall time than a fast one.  It
+ * then prints one greppable line per (case, implementation):
+ *
+ *   ring/1p1c        ck_ring    266.1   3.76   250.3-290.1   12.47x  >=10x MET
+ *
+ * median ns/item, Mitems/s, min-max ns/item over the rounds, and on every
+ * peer's line the ratio subject/peer (peer ns / subject ns: > 1 means lfpoll
+ * is faster) and, when the case declares one, the target and MET or MISSED.
+ * With BENCH_RESULTS=FILE in the environment it also appends one JSON object
+ * per line and per (case, implementation) to FILE; bench/run assembles those
+ * into bench/results/latest.json.
+ *
+ * Writing a benchmark (bench/eq.c is built with this file automatically):
+ *
+ *   static int pairs_lfpoll(void *arg, struct bench_round *r)
+ *   {
+ *           uint64_t n = 0, t0 = bench_now_ns();
+ *           do {
+ *                   for (int k = 0; k < 256; k++, n++)
+ *                           ... one item; on a wrong result:
+ *                               return bench_fail("item %llu lost", ...);
+ *           } while (!bench_round_over(r, n, t0));
+ *           r->items = n;
+ *           r->ns = bench_now_ns() - t0;
+ *           return 0;
+ *   }
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *           struct bench_impl impls[] = {
+ *                   { .name = "lfpoll", .run = pairs_lfpoll, .arg = &a },
+ *                   { .name = "fabric_udp", .run = pairs_fabric, .arg = &b },
+ *                   { .name = "fabric_tcp", .skip = "libfabric-dev missing" },
+ *           };
+ *           struct bench_target targets[] = { { "fabric_udp", 2.0 } };
+ *           struct bench_case c = {
+ *                   .name = "eq/pairs", .label = "one thread, write+read",
+ *                   .threads = 1, .impls = impls, .n_impls = BENCH_LEN(impls),
+ *                   .targets = targets, .n_targets = BENCH_LEN(targets),
+ *           };
+ *           bench_init("eq", argc, argv);
+ *           bench_case_run(&c);
+ *           return bench_finish();
+ *   }
+ *
+ * Multi-threaded rounds: bench_threads() starts pinned threads together and
+ * times them; producers stop when bench_round_over() says so, consumers drain
+ * what was produced.  Waiting loops call bench_spin_fail() after each failed
+ * attempt: it pauses, yields now and then (so 4 threads on 2 CPUs make
+ * progress), counts retries and turns a hang into a reported stall.
+ *
+ * Checks: a run function, a worker thread or the case's check hook calls
+ * bench_fail() on a lost, duplicated, torn or reordered item.  The
+ * implementation is then reported as FAILED with the message, its remaining
+ * rounds are skipped, and bench_finish() returns 1 so the program exits
+ * non-zero.
+ *
+ * Command line (parsed by bench_init): --quick, --rounds N, --round-ms N,
+ * --case SUBSTR (a trailing $ anchors it: "ring/1thr$"), --impl NAME[,NAME...],
+ * --instr, --list, --help.
+ * Environment: BENCH_QUICK=1, BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_RESULTS,
+ * BENCH_NO_HEADER=1 (bench/run prints the table header once), BENCH_STALL_S.
+ *
+ * --instr runs only the cases with instr_items > 0, once per implementation,
+ * with exactly that many items and no time budget: a fixed workload for
+ * valgrind --tool=callgrind.
+ */
+#ifndef LFPOLL_BENCH_HARNESS_H
+#define LFPOLL_BENCH_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BENCH_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One round of one implementation: the harness fills the inputs, run()
+ * the outputs. */
+struct bench_round {
+	/* In: stop after this many items (0: no limit; --instr sets it). */
+	uint64_t max_items;
+	/* In: stop starting new items after this long (0: no limit). */
+	uint64_t budget_ns;
+	/* Out: items completed, and the time they took. */
+	uint64_t items;
+	uint64_t ns;
+	/* Out, optional: failed attempts (queue full or empty), for the
+	 * record's retries_per_item. */
+	uint64_t retries;
+};
+
+/* Run one round; return 0, or the value of bench_fail() on a failed check. */
+typedef int (*bench_run_fn)(void *arg, struct bench_round *r);
+
+struct bench_impl {
+	const char *name;     /* short, no spaces: "lfpoll", "dpdk_mpmc" */
+	bench_run_fn run;
+	void *arg;            /* passed to every hook */
+	/* Non-NULL: this peer is not available here; the table says
+	 * "skipped (<skip>)" in its place. */
+	const char *skip;
+	/* Optional, untimed, once per case around all rounds: return 0, or
+	 * bench_fail() (the implementation is reported FAILED). */
+	int (*setup)(void *arg);
+	void (*teardown)(void *arg);
+};
+
+/* "subject >= ratio x peer", printed on the peer's line as MET or MISSED. */
+struct bench_target {
+	const char *peer;     /* a bench_impl name in the same case */
+	double ratio;
+};
+
+struct bench_case {
+	const char *name;     /* "<bench>/<shape>", no spaces: "ring/1p1c" */
+	const char *label;    /* one line for humans, printed above the rows */
+	int threads;          /* threads the case uses (for the record) */
+	const struct bench_impl *impls; /* impls[0] is the subject (lfpoll) */
+	size_t n_impls;
+	const struct bench_target *targets;
+	size_t n_targets;
+	/* Optional, untimed, after every round of every implementation, with
+	 * that implementation's arg: return 0, or bench_fail(). */
+	int (*check)(void *arg, const struct bench_round *r);
+	/* Items for one --instr run; 0: the case is not run under --instr. */
+	uint64_t instr_items;
+};
+
+/* Parse the command line and environment, pin the calling thread to the
+ * first allowed CPU, print the table header.  Exits on a bad argument. */
+void bench_init(const char *bench, int argc, char **argv);
+
+/* Run every implementation of c, print its rows, append its records.
+ * Returns 0, or 1 if an implementation failed. */
+int bench_case_run(const struct bench_case *c);
+
+/* Print the target tally; returns the exit status: 1 if anything failed. */
+int bench_finish(void);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/* Nonzero when a round started at t0 with done items completed should stop
+ * starting new items: budget spent, max_items reached, or a check failed.
+ * Reads the clock: call it every few hundred items, not every item. */
+int bench_round_over(const struct bench_round *r, uint64_t done, uint64_t t0);
+
+/* Non-zero under --instr (fixed-count runs for callgrind). */
+int bench_instr_mode(void);
+
+/* CPUs this process may run on, and a pin of the calling thread to the
+ * i-th of them (modulo their number).  0 or -errno. */
+int bench_ncpus(void);
+int bench_pin(int i);
+
+/*
+ * Run fn(args[i]) on n threads, thread i pinned to CPU index cpus[i] (as in
+ * bench_pin; cpus NULL: i).  All threads are released together once every
+ * one has started; returns the nanoseconds from that release until the last
+ * thread returned.  Exits the program if a thread cannot be created.
+ */
+uint64_t bench_threads(int n, void *(*fn)(void *), void *const *args,
+                       const int *cpus);
+
+/*
+ * Report a failed check (printf format).  Safe from any thread; the first
+ * message of a round is kept for the table.  Returns -1 so that a run
+ * function can `return bench_fail(...)`.  After it, bench_failed() is true
+ * and bench_round_over() and bench_spin_fail() tell every loop to stop.
+ */
+int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int bench_failed(void);
+
+/* Retry loop helper: one per waiting thread, zeroed before its loop. */
+struct bench_spin {
+	uint64_t retries;     /* failed attempts in total */
+	uint32_t streak;      /* consecutive failed attempts */
+	uint64_t since;       /* when the current long streak began */
+};
+
+int bench__spin_slow(struct bench_spin *s);
+
+static inline void bench_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * Call after a failed attempt (full or empty).  Pauses; every 64th
+ * consecutive failure yields the CPU.  Returns nonzero when the caller must
+ * give up: a check failed somewhere, or no attempt succeeded for
+ * BENCH_STALL_S seconds (10 by default; reported as a stall).
+ */
+static inline int bench_spin_fail(struct bench_spin *s)
+{
+	s->retries++;
+	if (++s->streak & 63) {
+		bench_cpu_relax();
+		return 0;
+	}
+	return bench__spin_slow(s);
+}
+
+/* Call after a successful attempt. */
+static inline void bench_spin_ok(struct bench_spin *s)
+{
+	s->streak = 0;
+}
+
+#endif /* LFPOLL_BENCH_HARNESS_H */

@@ -1,0 +1,336 @@
+/*
+ * bench/poll.c: what a poll set costs as it grows, and the pollfd cheap check.
+ *
+ * poll/members-N   one item = a completion written to one CQ of N members,
+ *                  lfp_poll reporting exactly that CQ, the completion read.
+ *                  lfp_poll's cost should follow the ready members (1), not
+ *                  the members (N).  The peer is libfabric's util poll set
+ *                  over N counters with none ready: fi_poll's cost is its
+ *                  scan of every member (it has no way to be told which
+ *                  member changed).  (The udp provider has no counters, so
+ *                  its members are empty CQs.)
+ * poll/scale       the same lfpoll item with 1,024 members (subject) against
+ *                  1 member (peer): target, 1,024 members cost at most 2x one
+ *                  member, i.e. ratio >= 0.5.
+ * poll/pollfds-0   lfp_pollfds_get with nfds = 0 (the change_index check),
+ *                  against a floor of four relaxed loads and a fence.
+ */
+#define _GNU_SOURCE
+#include <lfpoll/lfpoll.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef HAVE_FABRIC
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#endif
+
+#define MAXN 1024
+
+struct lfp_poll_bench {
+	int n;
+	struct lfp_poll *ps;
+	struct lfp_cq *cq[MAXN];
+};
+
+static int lfp_setup(void *arg)
+{
+	struct lfp_poll_bench *b = arg;
+	struct lfp_cq_attr a = { .size = 64 };
+	int i;
+
+	if (lfp_poll_open(NULL, &b->ps))
+		return bench_fail("lfp_poll_open");
+	for (i = 0; i < b->n; i++) {
+		if (lfp_cq_open(&a, &b->cq[i], (void *)(uintptr_t)(i + 1)) ||
+		    lfp_poll_add(b->ps, &b->cq[i]->fid, 0))
+			return bench_fail("lfp_cq_open/lfp_poll_add %d", i);
+	}
+	return 0;
+}
+
+static void lfp_teardown(void *arg)
+{
+	struct lfp_poll_bench *b = arg;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		lfp_poll_del(b->ps, &b->cq[i]->fid, 0);
+		lfp_cq_close(b->cq[i]);
+	}
+	lfp_poll_close(b->ps);
+}
+
+static int lfp_run(void *arg, struct bench_round *r)
+{
+	struct lfp_poll_bench *b = arg;
+	struct lfp_cq_entry e = { 0 };
+	void *ctx[8];
+	uint64_t n = 0, t0 = bench_now_ns();
+	int k, which, got;
+
+	do {
+		for (k = 0; k < 256; k++, n++) {
+			which = b->n / 2; /* one member: lfp_poll's cost, not the CQs' cache footprint */
+			e.op_context = (void *)(uintptr_t)n;
+			if (lfp_cq_write(b->cq[which], &e, 1) != 1)
+				return bench_fail("cq write");
+			got = lfp_poll(b->ps, ctx, 8);
+			if (got != 1 || ctx[0] != (void *)(uintptr_t)(which + 1))
+				return bench_fail("lfp_poll reported %d, not member %d", got, which);
+			if (lfp_cq_read(b->cq[which], &e, 1) != 1 ||
+			    e.op_context != (void *)(uintptr_t)n)
+				return bench_fail("cq read");
+		}
+	} while (!bench_round_over(r, n, t0));
+	r->items = n;
+	r->ns = bench_now_ns() - t0;
+	return 0;
+}
+
+#ifdef HAVE_FABRIC
+struct fab_bench {
+	int n;
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_poll *ps;
+	struct fid_cq *cq[MAXN];
+	const char *skip;
+};
+
+static int fab_open(struct fab_bench *b)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_poll_attr pa = { 0 };
+	struct fi_cq_attr ca = { .size = 64, .format = FI_CQ_FORMAT_CONTEXT,
+	                         .wait_obj = FI_WAIT_NONE };
+	int i;
+
+	if (!hints)
+		return -1;
+	hints->fabric_attr->prov_name = strdup("udp");
+	hints->ep_attr->type = FI_EP_DGRAM;
+	hints->caps = FI_MSG;
+	if (fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, 0, hints, &b->info)) {
+		fi_freeinfo(hints);
+		return -1;
+	}
+	fi_freeinfo(hints);
+	if (fi_fabric(b->info->fabric_attr, &b->fabric, NULL))
+		return -1;
+	if (fi_domain(b->fabric, b->info, &b->domain, NULL))
+		return -2;
+	if (fi_poll_open(b->domain, &pa, &b->ps))
+		return -3;
+	for (i = 0; i < b->n; i++) {
+		if (fi_cq_open(b->domain, &ca, &b->cq[i], NULL))
+			return -4;
+		if (fi_poll_add(b->ps, &b->cq[i]->fid, 0))
+			return -5;
+	}
+	return 0;
+}
+
+static void fab_teardown(void *arg)
+{
+	struct fab_bench *b = arg;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->cq[i]) {
+			fi_poll_del(b->ps, &b->cq[i]->fid, 0);
+			fi_close(&b->cq[i]->fid);
+		}
+	}
+	if (b->ps)
+		fi_close(&b->ps->fid);
+	if (b->domain)
+		fi_close(&b->domain->fid);
+	if (b->fabric)
+		fi_close(&b->fabric->fid);
+	if (b->info)
+		fi_freeinfo(b->info);
+	memset(b, 0, sizeof(*b));
+}
+
+static int fab_run(void *arg, struct bench_round *r)
+{
+	struct fab_bench *b = arg;
+	void *ctx[8];
+	uint64_t n = 0, t0 = bench_now_ns();
+	int k;
+
+	do {
+		for (k = 0; k < 256; k++, n++)
+			if (fi_poll(b->ps, ctx, 8) < 0)
+				return bench_fail("fi_poll");
+	} while (!bench_round_over(r, n, t0));
+	r->items = n;
+	r->ns = bench_now_ns() - t0;
+	return 0;
+}
+#endif
+
+struct pfd_bench {
+	struct lfp_pollfds set;
+	uint64_t words[4];
+};
+
+static int pfd_run(void *arg, struct bench_round *r)
+{
+	struct pfd_bench *b = arg;
+	struct lfp_wait_pollfd w;
+	uint64_t n = 0, t0 = bench_now_ns(), last = 0;
+	int k;
+
+	do {
+		for (k = 0; k < 256; k++, n++) {
+			w.nfds = 0;
+			w.fd = NULL;
+			if (lfp_pollfds_get(&b->set, &w) != -LFP_ETOOSMALL || w.nfds != 16)
+				return bench_fail("pollfds get");
+			last += w.change_index;
+		}
+	} while (!bench_round_over(r, n, t0));
+	r->items = n;
+	r->ns = bench_now_ns() - t0;
+	return last == 0 ? bench_fail("change_index") : 0;
+}
+
+static int loads_run(void *arg, struct bench_round *r)
+{
+	struct pfd_bench *b = arg;
+	uint64_t n = 0, t0 = bench_now_ns(), sum = 0;
+	int k;
+
+	do {
+		for (k = 0; k < 256; k++, n++) {
+			sum += __atomic_load_n(&b->words[0], __ATOMIC_ACQUIRE);
+			sum += __atomic_load_n(&b->words[1], __ATOMIC_RELAXED);
+			sum += __atomic_load_n(&b->words[2], __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			sum += __atomic_load_n(&b->words[3], __ATOMIC_RELAXED);
+			__asm__ __volatile__("" ::: "memory");
+		}
+	} while (!bench_round_over(r, n, t0));
+	r->items = n + (sum & 0);
+	r->ns = bench_now_ns() - t0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct lfp_poll_bench lb[4], one = { .n = 1 }, big = { .n = MAXN };
+	static const int sizes[4] = { 1, 16, 256, MAXN };
+	static char names[4][32];
+	static struct pfd_bench pb;
+#ifdef HAVE_FABRIC
+	static struct fab_bench fb[4];
+#endif
+	int i, fails = 0;
+
+	bench_init("poll", argc, argv);
+	for (i = 0; i < 4; i++) {
+		struct bench_impl impls[2];
+		struct bench_case c;
+
+		memset(impls, 0, sizeof(impls));
+		memset(&c, 0, sizeof(c));
+		lb[i].n = sizes[i];
+		impls[0].name = "lfpoll";
+		impls[0].run = lfp_run;
+		impls[0].arg = &lb[i];
+		impls[0].setup = lfp_setup;
+		impls[0].teardown = lfp_teardown;
+		impls[1].name = "fi_udp_scan";
+#ifdef HAVE_FABRIC
+		fb[i].n = sizes[i];
+		{
+			static char why[4][64];
+			int fr = fab_open(&fb[i]);
+
+			if (fr) {
+				snprintf(why[i], sizeof(why[i]),
+				         "libfabric udp poll set: step %d failed", -fr);
+				impls[1].skip = why[i];
+			}
+		}
+		impls[1].run = fab_run;
+		impls[1].arg = &fb[i];
+		impls[1].teardown = fab_teardown;
+#else
+		impls[1].skip = "libfabric-dev missing";
+#endif
+		snprintf(names[i], sizeof(names[i]), "poll/members-%d", sizes[i]);
+		c.name = names[i];
+		c.label = "lfpoll: write 1 completion to 1 of N CQs + lfp_poll + read; "
+		          "libfabric: fi_poll over N empty CQs (its scan)";
+		c.threads = 1;
+		c.impls = impls;
+		c.n_impls = 2;
+		c.instr_items = 100000;
+		fails |= bench_case_run(&c);
+	}
+	{
+		struct bench_impl impls[2];
+		struct bench_target t[1] = { { "lfpoll_1", 0.5 } };
+		struct bench_case c;
+
+		memset(impls, 0, sizeof(impls));
+		memset(&c, 0, sizeof(c));
+		impls[0].name = "lfpoll_1024";
+		impls[0].run = lfp_run;
+		impls[0].arg = &big;
+		impls[0].setup = lfp_setup;
+		impls[0].teardown = lfp_teardown;
+		impls[1].name = "lfpoll_1";
+		impls[1].run = lfp_run;
+		impls[1].arg = &one;
+		impls[1].setup = lfp_setup;
+		impls[1].teardown = lfp_teardown;
+		c.name = "poll/scale";
+		c.label = "lfpoll with 1,024 members against 1 member, one ready "
+		          "(target: at most 2x, ratio >= 0.5)";
+		c.threads = 1;
+		c.impls = impls;
+		c.n_impls = 2;
+		c.targets = t;
+		c.n_targets = 1;
+		fails |= bench_case_run(&c);
+	}
+	{
+		struct bench_impl impls[2];
+		struct bench_case c;
+
+		memset(impls, 0, sizeof(impls));
+		memset(&c, 0, sizeof(c));
+		if (lfp_pollfds_init(&pb.set))
+			return 1;
+		for (i = 0; i < 16; i++)
+			lfp_pollfds_add(&pb.set, 100 + i, POLLIN, NULL);
+		impls[0].name = "lfpoll";
+		impls[0].run = pfd_run;
+		impls[0].arg = &pb;
+		impls[1].name = "4_loads";
+		impls[1].run = loads_run;
+		impls[1].arg = &pb;
+		c.name = "poll/pollfds-0";
+		c.label = "lfp_pollfds_get with nfds = 0 (the change check) against "
+		          "four atomic loads and an acquire fence";
+		c.threads = 1;
+		c.impls = impls;
+		c.n_impls = 2;
+		c.instr_items = 100000;
+		fails |= bench_case_run(&c);
+		lfp_pollfds_fini(&pb.set);
+	}
+	(void)fails;
+	return bench_finish();
+}

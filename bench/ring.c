@@ -1,0 +1,891 @@
+/*
+ * bench/ring.c: lfpoll's MPMC ring against Concurrency Kit ck_ring (MPMC,
+ * typed 64-byte entries and pointers to pooled events), DPDK rte_ring (MP/MC
+ * and HTS, 64-byte elements, no EAL) and a mutex-protected array ring, all
+ * moving 64-byte events through a ring of capacity 1024 (ck_ring and
+ * rte_ring keep one slot empty: 1023 usable).
+ *
+ * Cases: one thread (enqueue then dequeue), one thread batch 32, 1 producer +
+ * 1 consumer on two CPUs, 2 producers + 2 consumers (4 threads on 2 cores),
+ * and the two threaded shapes again with bursts of 32.  ck_ring has no burst
+ * call: its burst rows make 32 single calls.  Every implementation goes
+ * through the same worker loops (instantiated per implementation so the ring
+ * calls inline), and the same retry policy on a full or empty ring
+ * (bench_spin_fail: pause, yield every 64th failure).
+ *
+ * Checks: every event carries its producer, sequence number and a check word
+ * derived from both.  Consumers reject a torn event or one older than the
+ * last seen from the same producer (per-producer FIFO); after each round the
+ * count and the sum of sequence numbers per producer must equal what was
+ * produced.  Any failure makes the program exit non-zero.
+ *
+ * --instr runs only the one-thread cases, once, for a fixed count, for
+ * valgrind --tool=callgrind.  Build with -DBENCH_INSTR to keep each ring
+ * operation in its own function (op_<impl>_enq, _deq, _enqn, _deqn), then
+ * count with --toggle-collect='op_lfpoll_*' and divide by the item count.
+ */
+#define _GNU_SOURCE
+#include <lfpoll/ring.h>
+
+#include "harness.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_CK_RING
+#  include <ck_ring.h>
+#endif
+#ifdef HAVE_DPDK
+#  include <rte_ring.h>
+#  include <rte_ring_elem.h>
+#endif
+
+#define CAPACITY    1024
+#define BURST       32
+#define MAXP        2
+#define MAXC        2
+#define POOL        4096         /* ck_ring_ptr: events per producer */
+#define FREE_EV     UINT32_MAX   /* ck_ring_ptr: pool entry is free */
+#define INSTR_ITEMS (1u << 18)
+
+struct ev64 {
+	uint32_t producer;
+	uint32_t spare;
+	uint64_t seq;
+	uint64_t check;     /* ev_mix(producer, seq): catches torn copies */
+	uint64_t pad[5];
+};
+_Static_assert(sizeof(struct ev64) == 64, "events are 64 bytes");
+
+LFP_RING_PROTOTYPE(ev64, struct ev64)
+#ifdef HAVE_CK_RING
+CK_RING_PROTOTYPE(ev64, ev64)
+#endif
+
+static inline uint64_t ev_mix(uint32_t p, uint64_t seq)
+{
+	return (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)p << 56) ^ 0x5bd1e995u;
+}
+
+static inline void ev_make(struct ev64 *e, uint32_t p, uint64_t seq)
+{
+	e->producer = p;
+	e->seq = seq;
+	e->check = ev_mix(p, seq);
+}
+
+/*
+ * Ring operations, one set per implementation, all with these shapes:
+ *   enq  0, or nonzero when full      deq  0, or nonzero when empty
+ *   enqn/deqn  how many of up to n events were moved
+ */
+typedef int (*enq_fn)(void *q, const struct ev64 *e);
+typedef int (*deq_fn)(void *q, struct ev64 *e);
+typedef unsigned (*enqn_fn)(void *q, const struct ev64 *e, unsigned n);
+typedef unsigned (*deqn_fn)(void *q, struct ev64 *e, unsigned n);
+
+#ifdef BENCH_INSTR
+#  define OP static __attribute__((noinline, used))
+#else
+#  define OP static inline __attribute__((always_inline))
+#endif
+/* The worker templates: inlined into each instantiation so that the
+ * constant function pointers become direct, inlined calls. */
+#define TEMPLATE static inline __attribute__((always_inline))
+
+static void *alloc_aligned(size_t align, size_t bytes)
+{
+	void *p = aligned_alloc(align, (bytes + align - 1) & ~(align - 1));
+
+	if (!p)
+		bench_fail("out of memory");
+	return p;
+}
+
+/* ------------------------------------------------------------ lfpoll */
+
+static void *lfpoll_create(void)
+{
+	struct lfp_ring *r;
+	int ret = lfp_ring_create(CAPACITY, sizeof(struct ev64), &r);
+
+	if (ret) {
+		bench_fail("lfp_ring_create: %s", lfp_strerror(ret));
+		return NULL;
+	}
+	return r;
+}
+
+static void lfpoll_destroy(void *q)
+{
+	lfp_ring_destroy(q);
+}
+
+OP int op_lfpoll_enq(void *q, const struct ev64 *e)
+{
+	return lfp_ring_enqueue_ev64(q, e);
+}
+
+OP int op_lfpoll_deq(void *q, struct ev64 *e)
+{
+	return lfp_ring_dequeue_ev64(q, e);
+}
+
+OP unsigned op_lfpoll_enqn(void *q, const struct ev64 *e, unsigned n)
+{
+	return (unsigned)lfp_ring_enqueue_burst_ev64(q, e, n);
+}
+
+OP unsigned op_lfpoll_deqn(void *q, struct ev64 *e, unsigned n)
+{
+	return (unsigned)lfp_ring_dequeue_burst_ev64(q, e, n);
+}
+
+/* ------------------------------------------------------------ ck_ring */
+#ifdef HAVE_CK_RING
+
+/* Typed: 64-byte entries copied in and out (CK_RING_PROTOTYPE). */
+struct ckq {
+	struct ck_ring ring;
+	struct ev64 *buf;
+};
+
+static void *ck_create(void)
+{
+	struct ckq *q = alloc_aligned(128, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	ck_ring_init(&q->ring, CAPACITY);
+	q->buf = alloc_aligned(64, CAPACITY * sizeof(struct ev64));
+	if (!q->buf) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void ck_destroy(void *p)
+{
+	struct ckq *q = p;
+
+	free(q->buf);
+	free(q);
+}
+
+OP int op_ck_enq(void *p, const struct ev64 *e)
+{
+	struct ckq *q = p;
+
+	return !ck_ring_enqueue_mpmc_ev64(&q->ring, q->buf, (struct ev64 *)e);
+}
+
+OP int op_ck_deq(void *p, struct ev64 *e)
+{
+	struct ckq *q = p;
+
+	return !ck_ring_dequeue_mpmc_ev64(&q->ring, q->buf, e);
+}
+
+OP unsigned op_ck_enqn(void *q, const struct ev64 *e, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !op_ck_enq(q, &e[i]); i++)
+		;
+	return i;
+}
+
+OP unsigned op_ck_deqn(void *q, struct ev64 *e, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !op_ck_deq(q, &e[i]); i++)
+		;
+	return i;
+}
+
+/*
+ * Pointers: each producer writes its event into the next entry of its own
+ * pool and enqueues the pointer; the consumer copies the event out and hands
+ * the entry back by marking it free.  An entry still held by a consumer (one
+ * preempted between its dequeue and its copy) makes the producer retry, as
+ * a full ring would.
+ */
+struct ckpq {
+	struct ck_ring ring;
+	struct ck_ring_buffer *buf;
+	struct ev64 *pool[MAXP];
+};
+
+static void ckp_destroy(void *p)
+{
+	struct ckpq *q = p;
+	int i;
+
+	for (i = 0; i < MAXP; i++)
+		free(q->pool[i]);
+	free(q->buf);
+	free(q);
+}
+
+static void *ckp_create(void)
+{
+	struct ckpq *q = alloc_aligned(128, sizeof(*q));
+	int i, j;
+
+	if (!q)
+		return NULL;
+	memset(q, 0, sizeof(*q));
+	ck_ring_init(&q->ring, CAPACITY);
+	q->buf = alloc_aligned(64, CAPACITY * sizeof(*q->buf));
+	for (i = 0; i < MAXP; i++) {
+		q->pool[i] = alloc_aligned(64, POOL * sizeof(struct ev64));
+		if (!q->pool[i])
+			break;
+		for (j = 0; j < POOL; j++)
+			q->pool[i][j].producer = FREE_EV;
+	}
+	if (!q->buf || i < MAXP) {
+		ckp_destroy(q);
+		return NULL;
+	}
+	return q;
+}
+
+OP int op_ckp_enq(void *p, const struct ev64 *e)
+{
+	struct ckpq *q = p;
+	struct ev64 *slot = &q->pool[e->producer][e->seq & (POOL - 1)];
+
+	/* Acquire pairs with the consumer's release in op_ckp_deq: its copy
+	 * is complete before we overwrite the entry. */
+	if (__atomic_load_n(&slot->producer, __ATOMIC_ACQUIRE) != FREE_EV)
+		return -1;
+	*slot = *e;
+	if (!ck_ring_enqueue_mpmc(&q->ring, q->buf, slot)) {
+		slot->producer = FREE_EV; /* never published */
+		return -1;
+	}
+	return 0;
+}
+
+OP int op_ckp_deq(void *p, struct ev64 *e)
+{
+	struct ckpq *q = p;
+	struct ev64 *ev;
+
+	if (!ck_ring_dequeue_mpmc(&q->ring, q->buf, &ev))
+		return -1;
+	*e = *ev;
+	__atomic_store_n(&ev->producer, FREE_EV, __ATOMIC_RELEASE);
+	return 0;
+}
+
+OP unsigned op_ckp_enqn(void *q, const struct ev64 *e, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !op_ckp_enq(q, &e[i]); i++)
+		;
+	return i;
+}
+
+OP unsigned op_ckp_deqn(void *q, struct ev64 *e, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !op_ckp_deq(q, &e[i]); i++)
+		;
+	return i;
+}
+#endif /* HAVE_CK_RING */
+
+/* ------------------------------------------------------------ DPDK */
+#ifdef HAVE_DPDK
+
+/*
+ * No EAL: rte_ring_init() on our own memory needs none, and every
+ * enqueue/dequeue is inline.  The library's only other runtime use is
+ * RTE_LOG on a bad argument, which before rte_eal_init() goes to stderr.
+ */
+static void *dpdk_create_flags(unsigned flags)
+{
+	ssize_t bytes = rte_ring_get_memsize_elem(sizeof(struct ev64), CAPACITY);
+	struct rte_ring *r;
+	int ret;
+
+	if (bytes < 0) {
+		bench_fail("rte_ring_get_memsize_elem: %zd", bytes);
+		return NULL;
+	}
+	r = alloc_aligned(128, (size_t)bytes);
+	if (!r)
+		return NULL;
+	ret = rte_ring_init(r, "lfp_bench", CAPACITY, flags);
+	if (ret) {
+		bench_fail("rte_ring_init: %d", ret);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void *dpdk_create(void)
+{
+	return dpdk_create_flags(0);
+}
+
+static void *hts_create(void)
+{
+	return dpdk_create_flags(RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ);
+}
+
+static void dpdk_destroy(void *q)
+{
+	free(q);
+}
+
+#define hts_destroy dpdk_destroy
+
+OP int op_dpdk_enq(void *q, const struct ev64 *e)
+{
+	return rte_ring_mp_enqueue_elem(q, (void *)e, sizeof(*e));
+}
+
+OP int op_dpdk_deq(void *q, struct ev64 *e)
+{
+	return rte_ring_mc_dequeue_elem(q, e, sizeof(*e));
+}
+
+OP unsigned op_dpdk_enqn(void *q, const struct ev64 *e, unsigned n)
+{
+	return rte_ring_mp_enqueue_burst_elem(q, e, sizeof(*e), n, NULL);
+}
+
+OP unsigned op_dpdk_deqn(void *q, struct ev64 *e, unsigned n)
+{
+	return rte_ring_mc_dequeue_burst_elem(q, e, sizeof(*e), n, NULL);
+}
+
+OP int op_hts_enq(void *q, const struct ev64 *e)
+{
+	return !rte_ring_mp_hts_enqueue_bulk_elem(q, e, sizeof(*e), 1, NULL);
+}
+
+OP int op_hts_deq(void *q, struct ev64 *e)
+{
+	return !rte_ring_mc_hts_dequeue_bulk_elem(q, e, sizeof(*e), 1, NULL);
+}
+
+OP unsigned op_hts_enqn(void *q, const struct ev64 *e, unsigned n)
+{
+	return rte_ring_mp_hts_enqueue_burst_elem(q, e, sizeof(*e), n, NULL);
+}
+
+OP unsigned op_hts_deqn(void *q, struct ev64 *e, unsigned n)
+{
+	return rte_ring_mc_hts_dequeue_burst_elem(q, e, sizeof(*e), n, NULL);
+}
+#endif /* HAVE_DPDK */
+
+/* ------------------------------------------------------------ mutex */
+
+/* The honest baseline: an array ring under one pthread mutex. */
+struct mq {
+	pthread_mutex_t lock;
+	uint64_t head, tail;
+	struct ev64 *slots;
+};
+
+static void *mutex_create(void)
+{
+	struct mq *q = alloc_aligned(128, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	pthread_mutex_init(&q->lock, NULL);
+	q->head = q->tail = 0;
+	q->slots = alloc_aligned(64, CAPACITY * sizeof(struct ev64));
+	if (!q->slots) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void mutex_destroy(void *p)
+{
+	struct mq *q = p;
+
+	pthread_mutex_destroy(&q->lock);
+	free(q->slots);
+	free(q);
+}
+
+OP unsigned op_mutex_enqn(void *p, const struct ev64 *e, unsigned n)
+{
+	struct mq *q = p;
+	unsigned i, room;
+
+	pthread_mutex_lock(&q->lock);
+	room = CAPACITY - (unsigned)(q->head - q->tail);
+	if (n > room)
+		n = room;
+	for (i = 0; i < n; i++)
+		q->slots[(q->head + i) & (CAPACITY - 1)] = e[i];
+	q->head += n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+OP unsigned op_mutex_deqn(void *p, struct ev64 *e, unsigned n)
+{
+	struct mq *q = p;
+	unsigned i, have;
+
+	pthread_mutex_lock(&q->lock);
+	have = (unsigned)(q->head - q->tail);
+	if (n > have)
+		n = have;
+	for (i = 0; i < n; i++)
+		e[i] = q->slots[(q->tail + i) & (CAPACITY - 1)];
+	q->tail += n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+OP int op_mutex_enq(void *q, const struct ev64 *e)
+{
+	return !op_mutex_enqn(q, e, 1);
+}
+
+OP int op_mutex_deq(void *q, struct ev64 *e)
+{
+	return !op_mutex_deqn(q, e, 1);
+}
+
+/* ------------------------------------------------------------ workers */
+
+/* What a consumer saw, per producer. */
+struct cons_state {
+	uint64_t next[MAXP];    /* lowest sequence still acceptable */
+	uint64_t count[MAXP];
+	uint64_t sum[MAXP];     /* of sequence numbers */
+	uint64_t retries;
+} __attribute__((aligned(128)));
+
+struct ring_ctx;
+
+struct worker {
+	struct ring_ctx *ctx;
+	int id;
+	void *(*fn)(void *);
+};
+
+/* One implementation in one case. */
+struct ring_ctx {
+	const struct impl_def *impl;
+	int np, nc;
+	unsigned burst;         /* 1: single operations */
+	void *q;
+	const struct bench_round *round;
+	struct worker w[MAXP + MAXC];
+	struct cons_state cons[MAXC];
+	uint64_t produced[MAXP];
+	uint64_t prod_retries[MAXP];
+	int producers_done __attribute__((aligned(128)));
+} __attribute__((aligned(128)));
+
+TEMPLATE int st_one(void *arg, struct bench_round *r, enq_fn enq, deq_fn deq)
+{
+	void *q = ((struct ring_ctx *)arg)->q;
+	struct ev64 in, out;
+	uint64_t n = 0, t0;
+	int k;
+
+	memset(&in, 0, sizeof(in));
+	t0 = bench_now_ns();
+	do {
+		for (k = 0; k < 256; k++, n++) {
+			ev_make(&in, 0, n);
+			if (enq(q, &in))
+				return bench_fail("enqueue into an empty ring "
+				                  "failed (item %llu)",
+				                  (unsigned long long)n);
+			if (deq(q, &out))
+				return bench_fail("ring empty after an enqueue "
+				                  "(item %llu)",
+				                  (unsigned long long)n);
+			if (out.seq != n || out.check != in.check ||
+			    out.producer != 0)
+				return bench_fail("item %llu came back as %llu",
+				                  (unsigned long long)n,
+				                  (unsigned long long)out.seq);
+		}
+	} while (!bench_round_over(r, n, t0));
+	r->ns = bench_now_ns() - t0;
+	r->items = n;
+	return 0;
+}
+
+TEMPLATE int st_burst(void *arg, struct bench_round *r, enqn_fn enqn,
+                      deqn_fn deqn)
+{
+	void *q = ((struct ring_ctx *)arg)->q;
+	struct ev64 in[BURST], out[BURST];
+	uint64_t n = 0, t0;
+	unsigned i, got;
+	int k;
+
+	memset(in, 0, sizeof(in));
+	t0 = bench_now_ns();
+	do {
+		for (k = 0; k < 8; k++, n += BURST) {
+			for (i = 0; i < BURST; i++)
+				ev_make(&in[i], 0, n + i);
+			got = enqn(q, in, BURST);
+			if (got != BURST)
+				return bench_fail("enqueue of %u into an empty "
+				                  "ring took %u", BURST, got);
+			got = deqn(q, out, BURST);
+			if (got != BURST)
+				return bench_fail("dequeue of %u after enqueue "
+				                  "gave %u", BURST, got);
+			for (i = 0; i < BURST; i++)
+				if (out[i].seq != n + i ||
+				    out[i].check != in[i].check)
+					return bench_fail(
+						"item %llu came back as %llu",
+						(unsigned long long)(n + i),
+						(unsigned long long)out[i].seq);
+		}
+	} while (!bench_round_over(r, n, t0));
+	r->ns = bench_now_ns() - t0;
+	r->items = n;
+	return 0;
+}
+
+TEMPLATE void *producer(struct worker *w, enq_fn enq, enqn_fn enqn)
+{
+	struct ring_ctx *c = w->ctx;
+	struct bench_round mine = *c->round;
+	struct bench_spin sp = { 0 };
+	struct ev64 ev[BURST];
+	uint32_t id = (uint32_t)w->id;
+	uint64_t n = 0, t0;
+	unsigned i, done, got;
+	int k;
+
+	memset(ev, 0, sizeof(ev));
+	mine.max_items /= (uint64_t)c->np;
+	t0 = bench_now_ns();
+	if (c->burst == 1) {
+		while (!bench_round_over(&mine, n, t0)) {
+			for (k = 0; k < 256; k++, n++) {
+				ev_make(&ev[0], id, n);
+				while (enq(c->q, &ev[0]))
+					if (bench_spin_fail(&sp))
+						goto out;
+				bench_spin_ok(&sp);
+			}
+		}
+	} else {
+		while (!bench_round_over(&mine, n, t0)) {
+			for (k = 0; k < 8; k++, n += BURST) {
+				for (i = 0; i < BURST; i++)
+					ev_make(&ev[i], id, n + i);
+				for (done = 0; done < BURST; done += got) {
+					got = enqn(c->q, ev + done, BURST - done);
+					if (got) {
+						bench_spin_ok(&sp);
+					} else if (bench_spin_fail(&sp)) {
+						n += done;
+						goto out;
+					}
+				}
+			}
+		}
+	}
+out:
+	c->produced[id] = n;
+	c->prod_retries[id] = sp.retries;
+	/* Release pairs with the consumers' acquire: once they see every
+	 * producer done, all enqueues are complete, so an empty ring is
+	 * really drained. */
+	__atomic_add_fetch(&c->producers_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static inline int take(struct cons_state *s, const struct ev64 *e, int np)
+{
+	uint32_t p = e->producer;
+
+	if (p >= (uint32_t)np)
+		return bench_fail("event from unknown producer %u (seq %llu)",
+		                  p, (unsigned long long)e->seq);
+	if (e->check != ev_mix(p, e->seq))
+		return bench_fail("torn event: producer %u seq %llu", p,
+		                  (unsigned long long)e->seq);
+	if (e->seq < s->next[p])
+		return bench_fail("reordered: producer %u seq %llu after %llu",
+		                  p, (unsigned long long)e->seq,
+		                  (unsigned long long)(s->next[p] - 1));
+	s->next[p] = e->seq + 1;
+	s->count[p]++;
+	s->sum[p] += e->seq;
+	return 0;
+}
+
+TEMPLATE void *consumer(struct worker *w, deq_fn deq, deqn_fn deqn)
+{
+	struct ring_ctx *c = w->ctx;
+	struct cons_state *s = &c->cons[w->id];
+	struct bench_spin sp = { 0 };
+	struct ev64 ev[BURST];
+	unsigned i, got;
+	int all_done;
+
+	for (;;) {
+		all_done = __atomic_load_n(&c->producers_done,
+		                           __ATOMIC_ACQUIRE) == c->np;
+		if (c->burst == 1)
+			got = !deq(c->q, &ev[0]);
+		else
+			got = deqn(c->q, ev, BURST);
+		if (got) {
+			bench_spin_ok(&sp);
+			for (i = 0; i < got; i++)
+				if (take(s, &ev[i], c->np))
+					goto out;
+			continue;
+		}
+		if (all_done || bench_spin_fail(&sp))
+			break;
+	}
+out:
+	s->retries = sp.retries;
+	return NULL;
+}
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+
+	return w->fn(w);
+}
+
+TEMPLATE int mt_run(void *arg, struct bench_round *r, void *(*prod)(void *),
+                    void *(*cons)(void *))
+{
+	struct ring_ctx *c = arg;
+	void *args[MAXP + MAXC];
+	int cpus[MAXP + MAXC], i, n = 0;
+
+	c->round = r;
+	c->producers_done = 0;
+	memset(c->cons, 0, sizeof(c->cons));
+	memset(c->produced, 0, sizeof(c->produced));
+	/* Producer i on CPU i, consumer j on CPU np + j (modulo the CPUs):
+	 * 1P1C on two CPUs; 2P2C one producer and one consumer per CPU. */
+	for (i = 0; i < c->np; i++, n++) {
+		c->w[n] = (struct worker){ c, i, prod };
+		cpus[n] = i;
+	}
+	for (i = 0; i < c->nc; i++, n++) {
+		c->w[n] = (struct worker){ c, i, cons };
+		cpus[n] = c->np + i;
+	}
+	for (i = 0; i < n; i++)
+		args[i] = &c->w[i];
+	r->ns = bench_threads(n, worker_main, args, cpus);
+	r->items = 0;
+	r->retries = 0;
+	for (i = 0; i < c->np; i++) {
+		r->items += c->produced[i];
+		r->retries += c->prod_retries[i];
+	}
+	for (i = 0; i < c->nc; i++)
+		r->retries += c->cons[i].retries;
+	return 0;
+}
+
+/* The check hook of the threaded cases: nothing lost, nothing duplicated. */
+static int mt_check(void *arg, const struct bench_round *r)
+{
+	struct ring_ctx *c = arg;
+	uint64_t cnt, sum, want;
+	int p, j;
+
+	(void)r;
+	for (p = 0; p < c->np; p++) {
+		cnt = sum = 0;
+		for (j = 0; j < c->nc; j++) {
+			cnt += c->cons[j].count[p];
+			sum += c->cons[j].sum[p];
+		}
+		if (cnt != c->produced[p])
+			return bench_fail("producer %d: %llu produced, %llu "
+			                  "consumed", p,
+			                  (unsigned long long)c->produced[p],
+			                  (unsigned long long)cnt);
+		want = c->produced[p] * (c->produced[p] - 1) / 2;
+		if (sum != want)
+			return bench_fail("producer %d: wrong items consumed "
+			                  "(sequence sum %llu, expected %llu)", p,
+			                  (unsigned long long)sum,
+			                  (unsigned long long)want);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ tables */
+
+struct impl_def {
+	const char *name;
+	const char *skip;       /* not built here: why */
+	void *(*create)(void);
+	void (*destroy)(void *q);
+	bench_run_fn st_one, st_burst, mt;
+};
+
+#define INSTANTIATE(X)                                                          \
+static int st_one_##X(void *a, struct bench_round *r)                           \
+{ return st_one(a, r, op_##X##_enq, op_##X##_deq); }                            \
+static int st_burst_##X(void *a, struct bench_round *r)                         \
+{ return st_burst(a, r, op_##X##_enqn, op_##X##_deqn); }                        \
+static void *prod_##X(void *w)                                                  \
+{ return producer(w, op_##X##_enq, op_##X##_enqn); }                            \
+static void *cons_##X(void *w)                                                  \
+{ return consumer(w, op_##X##_deq, op_##X##_deqn); }                            \
+static int mt_##X(void *a, struct bench_round *r)                               \
+{ return mt_run(a, r, prod_##X, cons_##X); }
+
+#define IMPL(name, X) \
+	{ name, NULL, X##_create, X##_destroy, st_one_##X, st_burst_##X, mt_##X }
+#define IMPL_SKIP(name, why) { name, why, NULL, NULL, NULL, NULL, NULL }
+
+INSTANTIATE(lfpoll)
+INSTANTIATE(mutex)
+#ifdef HAVE_CK_RING
+INSTANTIATE(ck)
+INSTANTIATE(ckp)
+#endif
+#ifdef HAVE_DPDK
+INSTANTIATE(dpdk)
+INSTANTIATE(hts)
+#endif
+
+static const struct impl_def impls[] = {
+	IMPL("lfpoll", lfpoll),
+#ifdef HAVE_CK_RING
+	IMPL("ck_ring", ck),
+	IMPL("ck_ring_ptr", ckp),
+#else
+	IMPL_SKIP("ck_ring", "ck_ring.h not found: libck-dev"),
+	IMPL_SKIP("ck_ring_ptr", "ck_ring.h not found: libck-dev"),
+#endif
+#ifdef HAVE_DPDK
+	IMPL("dpdk_mpmc", dpdk),
+	IMPL("dpdk_hts", hts),
+#else
+	IMPL_SKIP("dpdk_mpmc", "DPDK not found by pkg-config: libdpdk-dev"),
+	IMPL_SKIP("dpdk_hts", "DPDK not found by pkg-config: libdpdk-dev"),
+#endif
+	IMPL("mutex", mutex),
+};
+#define NIMPL BENCH_LEN(impls)
+
+static const struct bench_target t_1thr[] = { { "ck_ring", 1.0 } };
+static const struct bench_target t_1p1c[] = { { "ck_ring", 10.0 },
+                                              { "dpdk_mpmc", 10.0 } };
+static const struct bench_target t_2p2c[] = { { "ck_ring", 3.0 },
+                                              { "dpdk_mpmc", 3.0 } };
+static const struct bench_target t_b32[] = { { "dpdk_mpmc", 1.5 } };
+
+static const struct case_def {
+	const char *name, *label;
+	int np, nc;             /* 0, 0: one thread */
+	unsigned burst;
+	const struct bench_target *targets;
+	size_t n_targets;
+} cases[] = {
+	{ "ring/1thr", "one thread: enqueue one event, dequeue it",
+	  0, 0, 1, t_1thr, BENCH_LEN(t_1thr) },
+	{ "ring/1thr-b32", "one thread: enqueue 32, dequeue 32 "
+	  "(burst calls; ck_ring: 32 single calls)", 0, 0, BURST, NULL, 0 },
+	{ "ring/1p1c", "1 producer + 1 consumer on 2 CPUs, single operations",
+	  1, 1, 1, t_1p1c, BENCH_LEN(t_1p1c) },
+	{ "ring/2p2c", "2 producers + 2 consumers: 4 threads on 2 cores, "
+	  "single operations", 2, 2, 1, t_2p2c, BENCH_LEN(t_2p2c) },
+	{ "ring/1p1c-b32", "1 producer + 1 consumer on 2 CPUs, bursts of 32 "
+	  "(ck_ring: 32 single calls)", 1, 1, BURST, t_b32, BENCH_LEN(t_b32) },
+	{ "ring/2p2c-b32", "2 producers + 2 consumers: 4 threads on 2 cores, "
+	  "bursts of 32 (ck_ring: 32 single calls)", 2, 2, BURST, NULL, 0 },
+};
+#define NCASE BENCH_LEN(cases)
+
+static struct ring_ctx ctxs[NCASE][NIMPL];
+
+static int ctx_setup(void *arg)
+{
+	struct ring_ctx *c = arg;
+
+	c->q = c->impl->create();
+	return c->q ? 0 : -1;
+}
+
+static void ctx_teardown(void *arg)
+{
+	struct ring_ctx *c = arg;
+
+	c->impl->destroy(c->q);
+	c->q = NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_impl bi[NIMPL];
+	size_t ci, ii;
+
+	bench_init("ring", argc, argv);
+	for (ci = 0; ci < NCASE; ci++) {
+		const struct case_def *cd = &cases[ci];
+		int threads = cd->np + cd->nc;
+		struct bench_case bc = {
+			.name = cd->name,
+			.label = cd->label,
+			.threads = threads ? threads : 1,
+			.impls = bi,
+			.n_impls = NIMPL,
+			.targets = cd->targets,
+			.n_targets = cd->n_targets,
+			.check = threads ? mt_check : NULL,
+			.instr_items = threads ? 0 : INSTR_ITEMS,
+		};
+
+		for (ii = 0; ii < NIMPL; ii++) {
+			const struct impl_def *d = &impls[ii];
+			struct ring_ctx *c = &ctxs[ci][ii];
+
+			c->impl = d;
+			c->np = cd->np;
+			c->nc = cd->nc;
+			c->burst = cd->burst;
+			bi[ii] = (struct bench_impl){
+				.name = d->name,
+				.skip = d->skip,
+				.arg = c,
+				.setup = ctx_setup,
+				.teardown = ctx_teardown,
+				.run = !threads ? (cd->burst > 1 ? d->st_burst
+				                                 : d->st_one)
+				                : d->mt,
+			};
+		}
+		bench_case_run(&bc);
+	}
+	return bench_finish();
+}
