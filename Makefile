@@ -205,7 +205,8 @@ stress: check-deps $(STRESSES)
 # ---------------------------------------------------------------- bench
 BENCH_SRCS := $(filter-out bench/harness.c,$(wildcard bench/*.c))
 BENCHES    := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
-BENCH_CFLAGS := -O2 -g -march=native -Ibench -DLFP_STATS
+BENCH_MARCH ?= -march=native
+BENCH_CFLAGS := -O2 -g $(BENCH_MARCH) -Ibench -DLFP_STATS
 DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
 FABRIC_LIBS := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 
@@ -225,6 +226,13 @@ bench-deps:
 bench: bench-deps
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@sh bench/run $(BENCHES)
+
+# Instructions per item from callgrind, on a -march=x86-64-v2 build
+# (valgrind 3.19 cannot decode AVX-512).
+bench-instr: bench-deps
+	@$(MAKE) --no-print-directory B=build/instr BENCH_MARCH=-march=x86-64-v2 \
+		$(patsubst $(B)/%,build/instr/%,$(BENCHES))
+	@sh scripts/bench-instr $(patsubst $(B)/%,build/instr/%,$(BENCHES))
 
 # ---------------------------------------------------------------- install
 $(B)/%.pc: %.pc.in Makefile
