@@ -57,9 +57,12 @@ struct lfp_poll {
 	/* Pushed by producers; taken whole by lfp_poll. */
 	struct lfp__poll_link *ready;
 	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *)];
-	/* Poller side, under lock: links still tracked from the last poll. */
+	/* Poller side, under lock: links still tracked from the last poll,
+	 * those it could not report (looked at first next time) and those it
+	 * reported (looked at last). */
 	pthread_mutex_t lock;
 	struct lfp__poll_link *tracked;
+	struct lfp__poll_link *reported;
 	size_t nmembers;
 };
 
@@ -217,8 +220,13 @@ LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 		uint32_t st = LFP__LINK_IDLE;
 
 		if (lfp__cas_u32(&l->queued, &st, LFP__LINK_TRACKED)) {
-			l->next = ps->tracked;
-			ps->tracked = l;
+			/* At the end: members already waiting go first. */
+			struct lfp__poll_link **pp = &ps->tracked;
+
+			while (*pp)
+				pp = &(*pp)->next;
+			l->next = NULL;
+			*pp = l;
 			break;
 		}
 		if (st == LFP__LINK_TRACKED)
@@ -246,7 +254,7 @@ LFP_INLINE int lfp__poll_unlink(struct lfp__poll_link **head,
 /* -ENOENT when fid is not a member of ps; -EINVAL for flags. */
 LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t flags)
 {
-	struct lfp__poll_link *l = lfp__poll_fid_link(fid), *stack, *last;
+	struct lfp__poll_link *l = lfp__poll_fid_link(fid), *stack;
 	void *self;
 
 	if (!ps || !l || flags)
@@ -264,14 +272,16 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 	/* No producer can push l any more.  Take it off our list or the
 	 * stack (taking the stack whole and putting the rest back on our
 	 * list, where lfp_poll will look at them anyway). */
-	if (!lfp__poll_unlink(&ps->tracked, l)) {
+	if (!lfp__poll_unlink(&ps->tracked, l) && !lfp__poll_unlink(&ps->reported, l)) {
 		stack = (struct lfp__poll_link *)lfp__xchg_ptr((void **)&ps->ready, NULL);
 		lfp__poll_unlink(&stack, l);
 		if (stack) {
-			for (last = stack; last->next; last = last->next)
-				;
-			last->next = ps->tracked;
-			ps->tracked = stack;
+			/* After the members already waiting: these are new. */
+			struct lfp__poll_link **pp = &ps->tracked;
+
+			while (*pp)
+				pp = &(*pp)->next;
+			*pp = stack;
 		}
 	}
 	/* TRACKED -> IDLE only: a producer that loaded ps before D1 may claim
@@ -310,15 +320,25 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 	pthread_mutex_lock(&ps->lock);
 	/* Acquire through the RMW: the pushed links' fields are visible. */
 	list = (struct lfp__poll_link *)lfp__xchg_ptr((void **)&ps->ready, NULL);
-	/* Both lists, the stack first (its links may be new). */
+	/* The order is the fairness: what did not fit last time first, then
+	 * what is new, then what was reported last time.  Anything not
+	 * reported now goes first next time, so with a short array every
+	 * ready member is reported within a bounded number of calls. */
 	if (list) {
 		for (l = list; l->next; l = l->next)
 			;
-		l->next = ps->tracked;
+		l->next = ps->reported;
 	} else {
+		list = ps->reported;
+	}
+	if (ps->tracked) {
+		for (l = ps->tracked; l->next; l = l->next)
+			;
+		l->next = list;
 		list = ps->tracked;
 	}
 	ps->tracked = NULL;
+	ps->reported = NULL;
 	for (l = list; l; l = next) {
 		next = l->next;
 		r = lfp__poll_link_ready(l, n < count);
@@ -352,8 +372,9 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 		}
 	}
 	*dtail = NULL;
-	*wtail = done;
+	*wtail = NULL;
 	ps->tracked = waiting;
+	ps->reported = done;
 	pthread_mutex_unlock(&ps->lock);
 	return n;
 }
