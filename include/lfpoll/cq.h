@@ -285,7 +285,7 @@ LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t c
 }
 
 /*
- * Producer side: queue an error completion; err->err must be non-zero and
+ * Producer side: queue an error completion; err->err must be positive (an errno) and
  * err->err_data_size at most LFP_CQ_ERR_DATA_MAX (-EMSGSIZE).  Returns
  * sizeof(*err), or -EAGAIN when the error queue is full.
  */

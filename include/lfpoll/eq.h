@@ -287,7 +287,7 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 }
 
 /*
- * Queue an error entry (producer side).  err->err must be non-zero;
+ * Queue an error entry (producer side).  err->err must be positive (an errno);
  * err->err_data_size bytes at err->err_data are copied (at most entry_size:
  * -EMSGSIZE beyond).  Returns sizeof(*err) or as lfp_eq_write.
  */
