@@ -413,7 +413,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 	ssize_t ret;
 	int woke = 0;
 
-	if (!eq)
+	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
 		return -EINVAL;
 	if (!eq->sig || eq->wait_set)
 		return -ENOSYS;
