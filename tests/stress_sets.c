@@ -772,7 +772,7 @@ static void *d_waiter_main(void *arg)
  * and is at or past W2, so a single wake must reach it. */
 static void d_wait_armed(struct d_phase *ph)
 {
-	struct lfp__signal *s = ph->kind == D_CQ_SIGNAL ? ph->cq->sig : ph->c->sig;
+	struct lfp__signal *s = ph->kind == D_CQ_SIGNAL ? ph->cq->w.sig : ph->c->w.sig;
 	unsigned spins = 0;
 
 	while (!(lfp__ld_acq_u32(&s->state) & LFP__ARMED)) {

@@ -28,10 +28,7 @@ struct lfp_cntr_attr {
 
 struct lfp_cntr {
 	struct lfp_fid fid;
-	struct lfp__signal *sig;      /* &own, the set's signal, or NULL */
-	struct lfp_wait *wait_set;
-	enum lfp_wait_obj wait_obj;
-	struct lfp__wait_member member;
+	struct lfp__waitable w;
 	struct lfp__poll_link link;
 	uint64_t trywait_seen;        /* events when trywait last reported */
 	char lfp__pad0[LFP_CACHELINE_PAIR];
@@ -67,35 +64,18 @@ LFP_INLINE int lfp__cntr_ready(void *arg)
 LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
+	int ret = lfp__waitable_trywait(&c->w, lfp__cntr_ready, c);
 
-	if (!c->sig)
-		return -EINVAL;
-	if (c->wait_set)
-		return lfp__wait_trywait(c->wait_set);
 	/* Blocking is safe once the caller has seen every event so far: the
 	 * trywait itself marks them seen, so -EAGAIN reports new ones once. */
-	if (lfp__signal_trywait(c->sig, lfp__cntr_ready, c)) {
+	if (ret == -EAGAIN && !c->w.wait_set)
 		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events));
-		return -EAGAIN;
-	}
-	return 0;
+	return ret;
 }
 
 LFP_INLINE int lfp__cntr_control(struct lfp_fid *fid, int command, void *arg)
 {
-	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
-
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = c->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
-	if (!c->sig || c->wait_set)
-		return -ENODATA;
-	return lfp__signal_getwait(c->sig, command, arg);
+	return lfp__waitable_control(&((struct lfp_cntr *)(void *)fid)->w, command, arg);
 }
 
 LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c);
@@ -124,21 +104,8 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
-	if (a.flags)
+	if (a.flags || lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
-	switch (a.wait_obj) {
-	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
-	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
-		if (a.wait_set)
-			return -EINVAL;
-		break;
-	case LFP_WAIT_SET:
-		if (!a.wait_set)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*c)))
 		return -ENOMEM;
 	c = (struct lfp_cntr *)p;
@@ -146,24 +113,11 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 	c->fid.fclass = LFP_CLASS_CNTR;
 	c->fid.context = context;
 	c->fid.ops = &lfp__cntr_ops;
-	c->wait_obj = a.wait_obj;
 	c->link.fid = &c->fid;
-	if (a.wait_obj == LFP_WAIT_SET) {
-		ret = lfp__wait_bind(a.wait_set, &c->member, &c->fid);
-		if (ret) {
-			free(c);
-			return ret;
-		}
-		c->wait_set = a.wait_set;
-		c->sig = lfp__wait_signal(a.wait_set);
-	} else if (a.wait_obj != LFP_WAIT_NONE) {
-		ret = lfp__signal_init(&c->own, a.wait_obj);
-		if (ret) {
-			free(c);
-			return ret;
-		}
-		c->sig = &c->own;
-		c->wait_obj = c->own.wait_obj;
+	ret = lfp__waitable_open(&c->w, &c->own, a.wait_obj, a.wait_set, &c->fid);
+	if (ret) {
+		free(c);
+		return ret;
 	}
 	*cp = c;
 	return 0;
@@ -176,10 +130,7 @@ LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
 		return -EINVAL;
 	if (lfp__ld_acq_ptr((void *const *)&c->link.ps))
 		return -EBUSY;
-	if (c->wait_set)
-		lfp__wait_unbind(c->wait_set, &c->member);
-	else if (c->sig)
-		lfp__signal_fini(&c->own);
+	lfp__waitable_close(&c->w, &c->own);
 	free(c);
 	return 0;
 }
@@ -202,7 +153,7 @@ LFP_INLINE int lfp__cntr_event(struct lfp_cntr *c, uint64_t *field, uint64_t v)
 		return -EINVAL;
 	(void)lfp__faa_u64(field, v);
 	(void)lfp__faa_u64(&c->events, 1);
-	lfp__notify_all(c->sig, &c->link);
+	lfp__notify_all(c->w.sig, &c->link);
 	return 0;
 }
 
@@ -226,9 +177,9 @@ LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c)
 	uint64_t ev = lfp__ld_acq_u64(&c->events);
 
 	lfp__st_rlx_u64(&c->link.seen, ev);
-	lfp__st_rlx_u64(&c->member.seen, ev);
-	if (c->sig)
-		lfp__signal_notify(c->sig);
+	lfp__st_rlx_u64(&c->w.member.seen, ev);
+	if (c->w.sig)
+		lfp__signal_notify(c->w.sig);
 	return 0;
 }
 
@@ -291,7 +242,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 
 	if (!c)
 		return -EINVAL;
-	if (!c->sig || c->wait_set)
+	if (!lfp__waitable_can_block(&c->w))
 		return -ENOSYS;
 	w.c = c;
 	w.threshold = threshold;
@@ -303,7 +254,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 		if (lfp__ld_acq_u64(&c->err) != w.err0)
 			return -LFP_EAVAIL;
 		ret = timeout == 0 ? -ETIMEDOUT :
-		      lfp__signal_wait(c->sig, lfp__cntr_wait_ready, &w, deadline, &woke);
+		      lfp__signal_wait(c->w.sig, lfp__cntr_wait_ready, &w, deadline, &woke);
 		if (ret < 0 && ret != -ETIMEDOUT)
 			return ret; /* the wait object failed (e.g. -EBADF) */
 		if (ret < 0) {

@@ -86,13 +86,10 @@ struct lfp_cq {
 	struct lfp_fid fid;
 	struct lfp_ring entries;
 	struct lfp__errq errq;
-	struct lfp__signal *sig;      /* &own, the set's signal, or NULL (NONE) */
-	struct lfp_wait *wait_set;
-	enum lfp_wait_obj wait_obj;
+	struct lfp__waitable w;
 	enum lfp_cq_format format;
 	size_t entry_size;
 	uint32_t signals;             /* lfp_cq_signal calls */
-	struct lfp__wait_member member;
 	struct lfp__poll_link link;
 	struct lfp__signal own;
 };
@@ -124,28 +121,12 @@ LFP_INLINE int lfp__cq_trywait(struct lfp_fid *fid)
 {
 	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
 
-	if (!cq->sig)
-		return -EINVAL;
-	if (cq->wait_set) /* clearing the set's signal re-checks every member */
-		return lfp__wait_trywait(cq->wait_set);
-	return lfp__signal_trywait(cq->sig, lfp__cq_ready, cq);
+	return lfp__waitable_trywait(&cq->w, lfp__cq_ready, cq);
 }
 
 LFP_INLINE int lfp__cq_control(struct lfp_fid *fid, int command, void *arg)
 {
-	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
-
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = cq->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
-	if (!cq->sig || cq->wait_set)
-		return -ENODATA;
-	return lfp__signal_getwait(cq->sig, command, arg);
+	return lfp__waitable_control(&((struct lfp_cq *)(void *)fid)->w, command, arg);
 }
 
 LFP_INLINE struct lfp__poll_link *lfp__cq_poll_link(struct lfp_fid *fid)
@@ -184,21 +165,9 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	if (attr)
 		a = *attr;
 	esz = lfp__cq_entry_size(a.format);
-	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY)
+	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY ||
+	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
-	switch (a.wait_obj) {
-	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
-	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
-		if (a.wait_set)
-			return -EINVAL;
-		break;
-	case LFP_WAIT_SET:
-		if (!a.wait_set)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_CQ_DEFAULT_SIZE);
 	bytes = lfp_ring_memsize(cap, esz);
 	if (!bytes)
@@ -221,21 +190,10 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	cq->fid.ops = &lfp__cq_ops;
 	cq->format = a.format;
 	cq->entry_size = esz;
-	cq->wait_obj = a.wait_obj;
 	cq->link.fid = &cq->fid;
-	if (a.wait_obj == LFP_WAIT_SET) {
-		ret = lfp__wait_bind(a.wait_set, &cq->member, &cq->fid);
-		if (ret)
-			goto fail_errq;
-		cq->wait_set = a.wait_set;
-		cq->sig = lfp__wait_signal(a.wait_set);
-	} else if (a.wait_obj != LFP_WAIT_NONE) {
-		ret = lfp__signal_init(&cq->own, a.wait_obj);
-		if (ret)
-			goto fail_errq;
-		cq->sig = &cq->own;
-		cq->wait_obj = cq->own.wait_obj;
-	}
+	ret = lfp__waitable_open(&cq->w, &cq->own, a.wait_obj, a.wait_set, &cq->fid);
+	if (ret)
+		goto fail_errq;
 	*cqp = cq;
 	return 0;
 fail_errq:
@@ -256,10 +214,7 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 		return -EINVAL;
 	if (lfp__ld_acq_ptr((void *const *)&cq->link.ps))
 		return -EBUSY;
-	if (cq->wait_set)
-		lfp__wait_unbind(cq->wait_set, &cq->member);
-	else if (cq->sig)
-		lfp__signal_fini(&cq->own);
+	lfp__waitable_close(&cq->w, &cq->own);
 	lfp__errq_fini(&cq->errq);
 	free(cq->entries.slots);
 	free(cq);
@@ -280,7 +235,7 @@ LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t c
 	n = lfp_ring_enqueue_burst(&cq->entries, entries, cq->entry_size, count); /* P1 */
 	if (!n)
 		return -EAGAIN;
-	lfp__notify_all(cq->sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link);
 	return (ssize_t)n;
 }
 
@@ -302,7 +257,7 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 	                      err->err_data_size); /* P1 */
 	if (ret)
 		return ret;
-	lfp__notify_all(cq->sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link);
 	return (ssize_t)sizeof(*err);
 }
 
@@ -376,7 +331,7 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL;
-	if (!cq->sig || cq->wait_set)
+	if (!lfp__waitable_can_block(&cq->w))
 		return -ENOSYS;
 	w.cq = cq;
 	w.threshold = cond ? *(const size_t *)cond : 1;
@@ -396,7 +351,7 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 		}
 		if (timeout == 0 || lfp__ld_rlx_u32(&cq->signals) != w.signals)
 			return -EAGAIN;
-		ret = lfp__signal_wait(cq->sig, lfp__cq_threshold_ready, &w, deadline,
+		ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, &w, deadline,
 		                       &woke);
 		if (ret == -ETIMEDOUT)
 			return -EAGAIN;
@@ -411,15 +366,15 @@ LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
 	if (!cq)
 		return -EINVAL;
 	(void)lfp__faa_u32(&cq->signals, 1); /* full barrier: also P2 */
-	if (cq->sig)
-		lfp__signal_notify(cq->sig);
+	if (cq->w.sig)
+		lfp__signal_notify(cq->w.sig);
 	return 0;
 }
 
 #ifdef LFP_STATS
 LFP_INLINE uint64_t lfp__cq_stat_signals(struct lfp_cq *cq)
 {
-	return cq->sig ? lfp__ld_rlx_u64(&cq->sig->stat_signals) : 0;
+	return cq->w.sig ? lfp__ld_rlx_u64(&cq->w.sig->stat_signals) : 0;
 }
 #endif
 

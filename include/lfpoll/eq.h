@@ -68,16 +68,13 @@ struct lfp_eq {
 	struct lfp_ring events;
 	struct lfp__errq errq;
 	/* Read-mostly after open. */
-	struct lfp__signal *sig;     /* &own, the set's signal, or NULL (NONE) */
-	struct lfp_wait *wait_set;
-	enum lfp_wait_obj wait_obj;  /* as resolved (UNSPEC -> FD) */
+	struct lfp__waitable w;
 	uint64_t flags;
 	size_t entry_size;
 	/* Set by bindings: names provider errors in lfp_eq_strerror. */
 	const char *(*prov_strerror)(int prov_errno, const void *err_data);
 	uint32_t overrun;            /* 0, then 1 forever */
 	uint32_t bind_refs;          /* bindings using this EQ: close is -EBUSY */
-	struct lfp__wait_member member;
 	struct lfp__signal own;
 };
 
@@ -101,28 +98,12 @@ LFP_INLINE int lfp__eq_trywait(struct lfp_fid *fid)
 {
 	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
 
-	if (!eq->sig)
-		return -EINVAL;
-	if (eq->wait_set) /* clearing the set's signal re-checks every member */
-		return lfp__wait_trywait(eq->wait_set);
-	return lfp__signal_trywait(eq->sig, lfp__eq_ready, eq);
+	return lfp__waitable_trywait(&eq->w, lfp__eq_ready, eq);
 }
 
 LFP_INLINE int lfp__eq_control(struct lfp_fid *fid, int command, void *arg)
 {
-	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
-
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = eq->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
-	if (!eq->sig || eq->wait_set)
-		return -ENODATA; /* NONE; members are waited on through the set */
-	return lfp__signal_getwait(eq->sig, command, arg);
+	return lfp__waitable_control(&((struct lfp_eq *)(void *)fid)->w, command, arg);
 }
 
 LFP_INLINE int lfp_eq_close(struct lfp_eq *eq);
@@ -162,21 +143,8 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
-	if (a.flags & ~LFP__EQ_OPEN_FLAGS)
+	if ((a.flags & ~LFP__EQ_OPEN_FLAGS) || lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
-	switch (a.wait_obj) {
-	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
-	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
-		if (a.wait_set)
-			return -EINVAL;
-		break;
-	case LFP_WAIT_SET:
-		if (!a.wait_set)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL; /* POLLFD is a wait-set object only */
-	}
 	if (a.size > LFP_RING_MAX_CAPACITY || a.entry_size > (size_t)INT32_MAX / 2)
 		return -EINVAL;
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_EQ_DEFAULT_SIZE);
@@ -205,20 +173,9 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	eq->fid.ops = &lfp__eq_ops;
 	eq->flags = a.flags;
 	eq->entry_size = esz;
-	eq->wait_obj = a.wait_obj;
-	if (a.wait_obj == LFP_WAIT_SET) {
-		ret = lfp__wait_bind(a.wait_set, &eq->member, &eq->fid);
-		if (ret)
-			goto fail;
-		eq->wait_set = a.wait_set;
-		eq->sig = lfp__wait_signal(a.wait_set);
-	} else if (a.wait_obj != LFP_WAIT_NONE) {
-		ret = lfp__signal_init(&eq->own, a.wait_obj);
-		if (ret)
-			goto fail;
-		eq->sig = &eq->own;
-		eq->wait_obj = eq->own.wait_obj;
-	}
+	ret = lfp__waitable_open(&eq->w, &eq->own, a.wait_obj, a.wait_set, &eq->fid);
+	if (ret)
+		goto fail;
 	*eqp = eq;
 	return 0;
 fail:
@@ -237,10 +194,7 @@ LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 		return -EINVAL;
 	if (lfp__ld_acq_u32(&eq->bind_refs))
 		return -EBUSY;
-	if (eq->wait_set)
-		lfp__wait_unbind(eq->wait_set, &eq->member);
-	else if (eq->sig)
-		lfp__signal_fini(&eq->own);
+	lfp__waitable_close(&eq->w, &eq->own);
 	lfp__errq_fini(&eq->errq);
 	lfp__eq_free(eq);
 	return 0;
@@ -253,8 +207,8 @@ LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
 		return -EAGAIN;
 	/* Release: pairs with the acquire in read; only a flag, no data. */
 	lfp__st_rel_u32(&eq->overrun, 1);
-	if (eq->sig)
-		lfp__signal_notify(eq->sig);
+	if (eq->w.sig)
+		lfp__signal_notify(eq->w.sig);
 	return -LFP_EOVERRUN;
 }
 
@@ -281,8 +235,8 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 	hdr[0] = event;
 	hdr[1] = 0;
 	lfp__ring_fill2(&eq->events, pos, hdr, sizeof(hdr), buf, len); /* P1 */
-	if (eq->sig)
-		lfp__signal_notify(eq->sig);
+	if (eq->w.sig)
+		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)len;
 }
 
@@ -309,8 +263,8 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 	                      err->err_data_size); /* P1 */
 	if (ret == -EAGAIN)
 		return lfp__eq_full(eq);
-	if (eq->sig)
-		lfp__signal_notify(eq->sig);
+	if (eq->w.sig)
+		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)sizeof(*err);
 }
 
@@ -415,14 +369,14 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 
 	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
 		return -EINVAL;
-	if (!eq->sig || eq->wait_set)
+	if (!lfp__waitable_can_block(&eq->w))
 		return -ENOSYS;
 	deadline = lfp__deadline(timeout);
 	for (;;) {
 		ret = lfp_eq_read(eq, event, buf, len, flags);
 		if (ret != -EAGAIN || timeout == 0)
 			return ret;
-		ret = lfp__signal_wait(eq->sig, lfp__eq_ready, eq, deadline, &woke);
+		ret = lfp__signal_wait(eq->w.sig, lfp__eq_ready, eq, deadline, &woke);
 		if (ret == -ETIMEDOUT)
 			return lfp_eq_read(eq, event, buf, len, flags);
 		if (ret < 0)
@@ -461,7 +415,7 @@ LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
 /* Producer-side system calls (signals sent) on the EQ's wait object. */
 LFP_INLINE uint64_t lfp__eq_stat_signals(struct lfp_eq *eq)
 {
-	return eq->sig ? lfp__ld_rlx_u64(&eq->sig->stat_signals) : 0;
+	return eq->w.sig ? lfp__ld_rlx_u64(&eq->w.sig->stat_signals) : 0;
 }
 #endif
 

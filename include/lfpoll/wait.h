@@ -335,6 +335,97 @@ out:
 }
 
 /*
+ * The wait side of a queue-like object (EQ, CQ, counter): its own wait
+ * object (own, a struct lfp__signal the object embeds), membership in a
+ * wait set, or none.  One implementation of the open-time checks, trywait
+ * and control rules for all three classes.
+ */
+struct lfp__waitable {
+	struct lfp__signal *sig;      /* own, the set's signal, or NULL (NONE) */
+	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
+	enum lfp_wait_obj wait_obj;   /* as resolved (UNSPEC -> FD) */
+	struct lfp__wait_member member;
+};
+
+/* Open-time check: -EINVAL for an unknown object, POLLFD (a wait-set
+ * object only), SET without a set, or a set without SET. */
+LFP_INLINE int lfp__waitable_check(enum lfp_wait_obj obj, const struct lfp_wait *set)
+{
+	switch (obj) {
+	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
+	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
+		return set ? -EINVAL : 0;
+	case LFP_WAIT_SET:
+		return set ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+LFP_INLINE int lfp__waitable_open(struct lfp__waitable *w, struct lfp__signal *own,
+                                  enum lfp_wait_obj obj, struct lfp_wait *set,
+                                  struct lfp_fid *fid)
+{
+	int ret;
+
+	w->wait_obj = obj;
+	if (obj == LFP_WAIT_SET) {
+		ret = lfp__wait_bind(set, &w->member, fid);
+		if (ret)
+			return ret;
+		w->wait_set = set;
+		w->sig = lfp__wait_signal(set);
+	} else if (obj != LFP_WAIT_NONE) {
+		ret = lfp__signal_init(own, obj);
+		if (ret)
+			return ret;
+		w->sig = own;
+		w->wait_obj = own->wait_obj;
+	}
+	return 0;
+}
+
+LFP_INLINE void lfp__waitable_close(struct lfp__waitable *w, struct lfp__signal *own)
+{
+	if (w->wait_set)
+		lfp__wait_unbind(w->wait_set, &w->member);
+	else if (w->sig)
+		lfp__signal_fini(own);
+}
+
+/* Whether sread/cntr_wait may block: only on the object's own wait object
+ * (NONE has none; a set's members are waited on through the set). */
+LFP_INLINE int lfp__waitable_can_block(const struct lfp__waitable *w)
+{
+	return w->sig && !w->wait_set;
+}
+
+LFP_INLINE int lfp__waitable_trywait(struct lfp__waitable *w,
+                                     int (*ready)(void *), void *arg)
+{
+	if (!w->sig)
+		return -EINVAL;
+	if (w->wait_set) /* clearing the set's signal re-checks every member */
+		return lfp__wait_trywait(w->wait_set);
+	return lfp__signal_trywait(w->sig, ready, arg);
+}
+
+LFP_INLINE int lfp__waitable_control(struct lfp__waitable *w, int command, void *arg)
+{
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = w->wait_obj;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	if (!lfp__waitable_can_block(w))
+		return -ENODATA; /* NONE; members are waited on through the set */
+	return lfp__signal_getwait(w->sig, command, arg);
+}
+
+/*
  * Wait until a member may have work.  Returns 0 at once when a member is
  * ready, 0 after any wake (false positives are allowed: read the members,
  * then wait again), -ETIMEDOUT when the timeout (ms; < 0 infinite) expires.
