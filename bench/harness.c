@@ -163,12 +163,18 @@ struct thread_start {
 	struct gate *gate;
 };
 
+static int pin_warned;
+
 static void *thread_main(void *p)
 {
 	struct thread_start *ts = p;
 	unsigned spins = 0;
+	int err = bench_pin(ts->cpu);
 
-	bench_pin(ts->cpu);
+	if (err && !__atomic_exchange_n(&pin_warned, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "bench: cannot pin a thread to CPU index %d: %s; "
+		        "threaded results are not comparable\n", ts->cpu,
+		        strerror(-err));
 	/* Release/acquire: the starter sees every thread parked, and the
 	 * threads see what the starter wrote before opening the gate. */
 	__atomic_add_fetch(&ts->gate->ready, 1, __ATOMIC_RELEASE);
@@ -308,8 +314,9 @@ void bench_init(const char *bench, int argc, char **argv)
 			       "targets)\n");
 		else
 			printf("# lfpoll benchmarks: median of %d rounds of "
-			       "%ld ms (round-robin); lfpoll/peer > 1 means "
-			       "lfpoll is faster\n", H.rounds, round_ms);
+			       "%ld ms (round-robin), %d CPU(s); lfpoll/peer > 1 "
+			       "means lfpoll is faster\n", H.rounds, round_ms,
+			       H.ncpus);
 		printf(ROW_FMT, "# case", "impl", "ns/item", "Mitems/s",
 		       "min-max ns/item", "lfpoll/peer", "target");
 	}
