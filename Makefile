@@ -61,7 +61,8 @@ INTERNAL   := $(wildcard include/lfpoll/internal/*.h)
 # Debian packages each job needs (scripts/ensure-deps installs what is missing).
 DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev \
               libibverbs-dev ibverbs-providers
-DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config
+DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config \
+              libibverbs-dev ibverbs-providers
 ENSURE     := sh scripts/ensure-deps
 
 # ---------------------------------------------------------------- tests
