@@ -319,10 +319,11 @@ static void op_read(struct fin *f, uint8_t op, int sread)
 		if (fb & 8)
 			codep = NULL;
 	}
-	if (sread && (M.obj == LFP_WAIT_NONE || M.obj == LFP_WAIT_SET))
-		want = -ENOSYS;
-	else if (!codep || (flags & ~LFP_PEEK))
+	/* Arguments first (also for sread on NONE or SET), then -ENOSYS. */
+	if (!codep || (flags & ~LFP_PEEK))
 		want = -EINVAL;
+	else if (sread && (M.obj == LFP_WAIT_NONE || M.obj == LFP_WAIT_SET))
+		want = -ENOSYS;
 	else if (M.er_n)
 		want = -LFP_EAVAIL;
 	else if (!h)
