@@ -96,6 +96,18 @@ static void ack_events(struct vcq *v, int force)
 	}
 }
 
+/* Take v out of the registry; reg_lock held. */
+static void reg_unlink(struct vcq *v)
+{
+	struct vcq **pp;
+
+	for (pp = &reg_head; *pp; pp = &(*pp)->next)
+		if (*pp == v) {
+			*pp = v->next;
+			return;
+		}
+}
+
 static struct vcq *reg_find(struct ibv_cq *cq)
 {
 	struct vcq *v;
@@ -364,15 +376,7 @@ fail_set:
 	}
 fail_reg:
 	pthread_mutex_lock(&reg_lock);
-	{
-		struct vcq **pp;
-
-		for (pp = &reg_head; *pp; pp = &(*pp)->next)
-			if (*pp == v) {
-				*pp = v->next;
-				break;
-			}
-	}
+	reg_unlink(v);
 	pthread_mutex_unlock(&reg_lock);
 fail:
 	pthread_mutex_destroy(&v->lock);
@@ -458,7 +462,7 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
  */
 API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 {
-	struct vcq *v = (struct vcq *)vcq, **pp, *o;
+	struct vcq *v = (struct vcq *)vcq, *o;
 	int shared = 0;
 
 	if (!v)
@@ -470,11 +474,7 @@ API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 	pthread_mutex_lock(&v->lock);
 	(void)drain_channel(v);
 	pthread_mutex_lock(&reg_lock);
-	for (pp = &reg_head; *pp; pp = &(*pp)->next)
-		if (*pp == v) {
-			*pp = v->next;
-			break;
-		}
+	reg_unlink(v);
 	for (o = reg_head; o; o = o->next)
 		if (o->channel == v->channel)
 			shared = 1;

@@ -185,6 +185,14 @@ LFP_INLINE int lfp_poll_close(struct lfp_poll *ps)
 	return 0;
 }
 
+/* The address of the NULL that ends the list at *pp: where to append. */
+LFP_INLINE struct lfp__poll_link **lfp__poll_tailp(struct lfp__poll_link **pp)
+{
+	while (*pp)
+		pp = &(*pp)->next;
+	return pp;
+}
+
 LFP_INLINE struct lfp__poll_link *lfp__poll_fid_link(struct lfp_fid *fid)
 {
 	if (!fid || !fid->ops || !fid->ops->poll_link)
@@ -221,12 +229,8 @@ LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 
 		if (lfp__cas_u32(&l->queued, &st, LFP__LINK_TRACKED)) {
 			/* At the end: members already waiting go first. */
-			struct lfp__poll_link **pp = &ps->tracked;
-
-			while (*pp)
-				pp = &(*pp)->next;
 			l->next = NULL;
-			*pp = l;
+			*lfp__poll_tailp(&ps->tracked) = l;
 			break;
 		}
 		if (st == LFP__LINK_TRACKED)
@@ -275,14 +279,8 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 	if (!lfp__poll_unlink(&ps->tracked, l) && !lfp__poll_unlink(&ps->reported, l)) {
 		stack = (struct lfp__poll_link *)lfp__xchg_ptr((void **)&ps->ready, NULL);
 		lfp__poll_unlink(&stack, l);
-		if (stack) {
-			/* After the members already waiting: these are new. */
-			struct lfp__poll_link **pp = &ps->tracked;
-
-			while (*pp)
-				pp = &(*pp)->next;
-			*pp = stack;
-		}
+		/* After the members already waiting: these are new. */
+		*lfp__poll_tailp(&ps->tracked) = stack;
 	}
 	/* TRACKED -> IDLE only: a producer that loaded ps before D1 may claim
 	 * IDLE -> PUSHING now; it then reads ps == NULL and stores IDLE
@@ -324,19 +322,9 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 	 * what is new, then what was reported last time.  Anything not
 	 * reported now goes first next time, so with a short array every
 	 * ready member is reported within a bounded number of calls. */
-	if (list) {
-		for (l = list; l->next; l = l->next)
-			;
-		l->next = ps->reported;
-	} else {
-		list = ps->reported;
-	}
-	if (ps->tracked) {
-		for (l = ps->tracked; l->next; l = l->next)
-			;
-		l->next = list;
-		list = ps->tracked;
-	}
+	*lfp__poll_tailp(&list) = ps->reported;
+	*lfp__poll_tailp(&ps->tracked) = list;
+	list = ps->tracked;
 	ps->tracked = NULL;
 	ps->reported = NULL;
 	for (l = list; l; l = next) {
