@@ -222,7 +222,6 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
                                 const void *buf, size_t len, uint64_t flags)
 {
 	uint32_t hdr[2];
-	uint64_t pos;
 
 	if (!eq || (!buf && len) || flags)
 		return -EINVAL;
@@ -230,11 +229,10 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 		return -EMSGSIZE;
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
-	if (!lfp__ring_claim_prod(&eq->events, 1, &pos))
-		return lfp__eq_full(eq);
 	hdr[0] = event;
 	hdr[1] = 0;
-	lfp__ring_fill2(&eq->events, pos, hdr, sizeof(hdr), buf, len); /* P1 */
+	if (lfp__ring_enqueue2(&eq->events, hdr, sizeof(hdr), buf, len)) /* P1 */
+		return lfp__eq_full(eq);
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)len;
@@ -279,7 +277,7 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
                                size_t len, uint64_t flags)
 {
 	uint32_t hdr[2];
-	uint64_t pos;
+	uint64_t pos, word, *w;
 	size_t n;
 	ssize_t r;
 	unsigned char *d;
@@ -296,15 +294,16 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 			*event = hdr[0];
 			return r - LFP__EQ_HDR;
 		}
-	} else if (lfp__ring_claim_cons(&eq->events, 1,
-	                                LFP__EQ_HDR + (len < eq->entry_size ?
-	                                               len : eq->entry_size),
-	                                &pos, &big)) {
-		d = lfp__ring_data(&eq->events, pos, &n);
+	} else if ((w = lfp__ring_claim1_cons(&eq->events,
+	                                      LFP__EQ_HDR + (len < eq->entry_size ?
+	                                                     len : eq->entry_size),
+	                                      &pos, &word, &big)) != NULL) {
+		d = (unsigned char *)(w + 1);
+		n = (uint32_t)word;
 		memcpy(hdr, d, sizeof(hdr));
 		if (n > LFP__EQ_HDR && buf) /* buf is non-NULL when n fits */
 			memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
-		lfp__ring_release(&eq->events, pos);
+		lfp__ring_free(&eq->events, w, pos);
 		*event = hdr[0];
 		return (ssize_t)(n - LFP__EQ_HDR);
 	} else {

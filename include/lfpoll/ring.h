@@ -286,85 +286,165 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 	return k;
 }
 
+/*
+ * Single-entry claims: the fast path of every one-entry operation.  They
+ * read the ring's geometry once into locals (each atomic's compiler barrier
+ * would otherwise make the compiler reload it) and return the claimed slot's
+ * word, so that the copy and the publish or free need no address arithmetic.
+ * Same protocol and ordering as the burst claims above.
+ */
+LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_prod(struct lfp_ring *r,
+                                                 uint64_t *posp)
+{
+	unsigned char *slots = r->slots;
+	uint64_t mask = r->mask, pos, *w;
+	size_t stride = r->stride;
+	int32_t dif;
+
+	pos = lfp__ld_rlx_u64(&r->head); /* a guess, validated by the CAS */
+	for (;;) {
+		w = (uint64_t *)(void *)(slots + (size_t)(pos & mask) * stride);
+		/* R2, as in lfp__ring_claim_prod. */
+		dif = lfp__ring_dif(lfp__ld_acq_u64(w), pos);
+		if (dif == 0) {
+			if (lfp__cas_u64(&r->head, &pos, pos + 1))
+				break;
+		} else if (dif < 0) {
+			return NULL; /* full */
+		} else {
+			pos = lfp__ld_rlx_u64(&r->head);
+		}
+	}
+	lfp__fence_rel(); /* R6, as in lfp__ring_claim_prod */
+	*posp = pos;
+	return w;
+}
+
+/* The consumer's: also returns the slot word read before the claim, whose
+ * low half is the entry's length (the slot cannot change while claimed). */
+LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_cons(struct lfp_ring *r,
+                                                 size_t cap, uint64_t *posp,
+                                                 uint64_t *wordp, int *too_big)
+{
+	unsigned char *slots = r->slots;
+	uint64_t mask = r->mask, pos, word, *w;
+	size_t stride = r->stride;
+	int32_t dif;
+
+	*too_big = 0;
+	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
+	for (;;) {
+		w = (uint64_t *)(void *)(slots + (size_t)(pos & mask) * stride);
+		word = lfp__ld_acq_u64(w); /* R3, as in lfp__ring_claim_cons */
+		dif = lfp__ring_dif(word, pos + 1);
+		if (dif < 0)
+			return NULL; /* empty */
+		if (dif == 0 && (uint32_t)word <= cap) {
+			if (lfp__cas_u64(&r->tail, &pos, pos + 1))
+				break;
+			continue;
+		}
+		/* Too long for cap: reported only while pos is still the
+		 * head, as in lfp__ring_claim_cons. */
+		if (dif == 0 && lfp__ld_rlx_u64(&r->tail) == pos) {
+			*too_big = 1;
+			return NULL;
+		}
+		pos = lfp__ld_rlx_u64(&r->tail);
+	}
+	*posp = pos;
+	*wordp = word;
+	return w;
+}
+
+/* R1: publish a filled slot's payload and length; pairs with R3 (and R5). */
+LFP_FORCE_INLINE void lfp__ring_publish(uint64_t *w, uint64_t pos, size_t len)
+{
+	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, len));
+}
+
+/* R4: free a consumed slot for the next lap; pairs with R2. */
+LFP_FORCE_INLINE void lfp__ring_free(const struct lfp_ring *r, uint64_t *w,
+                                     uint64_t pos)
+{
+	lfp__st_rel_u64(w, lfp__ring_make_word(pos + r->mask + 1, 0));
+}
+
 LFP_FORCE_INLINE void lfp__ring_fill(struct lfp_ring *r, uint64_t pos,
                                      const void *src, size_t len)
 {
 	uint64_t *w = lfp__ring_word(r, pos);
 
 	lfp__copy_racy_in(w + 1, src, len);
-	/* R1: publish payload and length; pairs with R3 (and R5's reload). */
-	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, len));
+	lfp__ring_publish(w, pos, len);
 }
 
-/* Fill a claimed slot from two parts (a header and a payload), publish. */
-LFP_FORCE_INLINE void lfp__ring_fill2(struct lfp_ring *r, uint64_t pos,
-                                      const void *s1, size_t n1,
-                                      const void *s2, size_t n2)
+/* Copy a claimed slot's entry (its length in word) to dst, then free it. */
+LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t *w,
+                                        uint64_t pos, uint64_t word,
+                                        void *dst, size_t cap)
 {
-	uint64_t *w = lfp__ring_word(r, pos);
+	size_t len = (uint32_t)word;
 
-	lfp__copy_racy_in(w + 1, s1, n1);
-	lfp__copy_racy_in((unsigned char *)(w + 1) + n1, s2, n2);
-	/* R1: publish payload and length; pairs with R3 (and R5's reload). */
-	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, n1 + n2));
+	if (len == cap && cap)
+		memcpy(dst, w + 1, cap); /* constant size in typed rings */
+	else if (len && dst) /* dst is non-NULL whenever len fits in cap > 0 */
+		memcpy(dst, w + 1, len);
+	lfp__ring_free(r, w, pos);
+	return len;
 }
 
-/* The payload and length of a slot claimed by lfp__ring_claim_cons(). */
-LFP_INLINE unsigned char *lfp__ring_data(const struct lfp_ring *r, uint64_t pos,
-                                         size_t *len)
+/* The same for a position claimed by lfp__ring_claim_cons(). */
+LFP_FORCE_INLINE size_t lfp__ring_drain_at(struct lfp_ring *r, uint64_t pos,
+                                           void *dst, size_t cap)
 {
 	uint64_t *w = lfp__ring_word(r, pos);
 
 	/* Relaxed: we own the claimed slot; R3 already ordered its contents. */
-	*len = (uint32_t)lfp__ld_rlx_u64(w);
-	return (unsigned char *)(w + 1);
-}
-
-/* Free a slot claimed by lfp__ring_claim_cons() once it has been read. */
-LFP_INLINE void lfp__ring_release(struct lfp_ring *r, uint64_t pos)
-{
-	/* R4: free the slot for the next lap; pairs with R2. */
-	lfp__st_rel_u64(lfp__ring_word(r, pos),
-	                lfp__ring_make_word(pos + r->mask + 1, 0));
-}
-
-LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t pos,
-                                        void *dst, size_t cap)
-{
-	size_t len;
-	unsigned char *src = lfp__ring_data(r, pos, &len);
-
-	if (len == cap && cap)
-		memcpy(dst, src, cap); /* constant size in typed rings */
-	else if (len && dst) /* dst is non-NULL whenever len fits in cap > 0 */
-		memcpy(dst, src, len);
-	lfp__ring_release(r, pos);
-	return len;
+	return lfp__ring_drain(r, w, pos, lfp__ld_rlx_u64(w), dst, cap);
 }
 
 /* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written). */
 LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
                                        size_t len)
 {
-	uint64_t pos;
+	uint64_t pos, *w;
 
 	if (len > r->slot_size)
 		return -EMSGSIZE;
-	if (!lfp__ring_claim_prod(r, 1, &pos))
+	w = lfp__ring_claim1_prod(r, &pos);
+	if (!w)
 		return -EAGAIN;
-	lfp__ring_fill(r, pos, src, len);
+	lfp__copy_racy_in(w + 1, src, len);
+	lfp__ring_publish(w, pos, len);
+	return 0;
+}
+
+/* Enqueue one entry made of two parts (a header, then a payload) that
+ * together fit a slot: 0, or -EAGAIN when full. */
+LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
+                                        size_t n1, const void *s2, size_t n2)
+{
+	uint64_t pos, *w = lfp__ring_claim1_prod(r, &pos);
+
+	if (!w)
+		return -EAGAIN;
+	lfp__copy_racy_in(w + 1, s1, n1);
+	lfp__copy_racy_in((unsigned char *)(w + 1) + n1, s2, n2);
+	lfp__ring_publish(w, pos, n1 + n2);
 	return 0;
 }
 
 LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
                                            size_t cap)
 {
-	uint64_t pos = 0;
+	uint64_t pos, word, *w;
 	int big;
 
-	if (!lfp__ring_claim_cons(r, 1, cap, &pos, &big))
+	w = lfp__ring_claim1_cons(r, cap, &pos, &word, &big);
+	if (!w)
 		return big ? -LFP_ETOOSMALL : -EAGAIN;
-	return (ssize_t)lfp__ring_drain(r, pos, dst, cap);
+	return (ssize_t)lfp__ring_drain(r, w, pos, word, dst, cap);
 }
 
 LFP_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src, size_t len)
@@ -466,7 +546,7 @@ LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
 		return -ESTALE;
 	if (!lfp__cas_u64(&r->tail, &pos, ticket + 1))
 		return -ESTALE;
-	lfp__ring_release(r, ticket);
+	lfp__ring_free(r, w, ticket);
 	return 0;
 }
 
@@ -505,7 +585,8 @@ LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
 		return 0;
 	k = lfp__ring_claim_cons(r, n, len_each, &pos, &big);
 	for (i = 0; i < k; i++) /* no arithmetic on a NULL dst (len_each 0) */
-		lfp__ring_drain(r, pos + i, d ? d + i * len_each : d, len_each);
+		lfp__ring_drain_at(r, pos + i, d ? d + i * len_each : d,
+		                   len_each);
 	return k;
 }
 
@@ -537,13 +618,7 @@ LFP_INLINE size_t lfp_ring_count(const struct lfp_ring *r)
 LFP__UNUSED LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,         \
                                                    const type *v)              \
 {                                                                               \
-	uint64_t pos;                                                           \
-	if (r->slot_size < sizeof(type))                                        \
-		return -EMSGSIZE;                                               \
-	if (!lfp__ring_claim_prod(r, 1, &pos))                                  \
-		return -EAGAIN;                                                 \
-	lfp__ring_fill(r, pos, v, sizeof(type));                                \
-	return 0;                                                               \
+	return lfp__ring_enqueue(r, v, sizeof(type));                           \
 }                                                                               \
 LFP__UNUSED LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)\
 {                                                                               \
@@ -570,7 +645,7 @@ LFP__UNUSED LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r,\
 	int big;                                                                \
 	size_t k = lfp__ring_claim_cons(r, n, sizeof(type), &pos, &big), i;     \
 	for (i = 0; i < k; i++)                                                 \
-		lfp__ring_drain(r, pos + i, &v[i], sizeof(type));               \
+		lfp__ring_drain_at(r, pos + i, &v[i], sizeof(type));            \
 	return k;                                                               \
 }
 

@@ -66,14 +66,9 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
                                size_t entry_size, const void *data,
                                size_t data_len)
 {
-	uint64_t pos;
-
 	if (data_len > q->data_max)
 		return -EMSGSIZE;
-	if (!lfp__ring_claim_prod(&q->ring, 1, &pos))
-		return -EAGAIN;
-	lfp__ring_fill2(&q->ring, pos, entry, entry_size, data, data_len);
-	return 0;
+	return lfp__ring_enqueue2(&q->ring, entry, entry_size, data, data_len);
 }
 
 /* Whether an error entry is queued (a snapshot). */
@@ -95,7 +90,7 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 {
 	void *user = *data_size ? *data : NULL;
 	size_t user_size = *data_size, dlen = 0, n;
-	uint64_t pos;
+	uint64_t pos, word, *w;
 	unsigned char *d;
 	ssize_t r;
 	int big;
@@ -106,13 +101,15 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		                         q->data_max, &pos);
 		if (r >= 0)
 			dlen = (size_t)r - entry_size;
-	} else if (lfp__ring_claim_cons(&q->ring, 1, (size_t)-1, &pos, &big)) {
-		d = lfp__ring_data(&q->ring, pos, &n);
+	} else if ((w = lfp__ring_claim1_cons(&q->ring, (size_t)-1, &pos, &word,
+	                                      &big)) != NULL) {
+		d = (unsigned char *)(w + 1);
+		n = (uint32_t)word;
 		memcpy(buf, d, entry_size);
 		dlen = n - entry_size;
 		if (dlen)
 			memcpy(q->scratch, d + entry_size, dlen);
-		lfp__ring_release(&q->ring, pos);
+		lfp__ring_free(&q->ring, w, pos);
 		r = (ssize_t)n;
 	} else {
 		r = -EAGAIN;
