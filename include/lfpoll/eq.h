@@ -294,10 +294,10 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 			*event = hdr[0];
 			return r - LFP__EQ_HDR;
 		}
-	} else if ((w = lfp__ring_claim1_cons(&eq->events,
-	                                      LFP__EQ_HDR + (len < eq->entry_size ?
-	                                                     len : eq->entry_size),
-	                                      &pos, &word, &big)) != NULL) {
+	} else if (lfp__ring_claim1_cons(&eq->events,
+	                                 LFP__EQ_HDR + (len < eq->entry_size ?
+	                                                len : eq->entry_size),
+	                                 &pos, &w, &word, &big)) {
 		d = (unsigned char *)(w + 1);
 		n = (uint32_t)word;
 		memcpy(hdr, d, sizeof(hdr));

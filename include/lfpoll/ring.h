@@ -289,12 +289,13 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 /*
  * Single-entry claims: the fast path of every one-entry operation.  They
  * read the ring's geometry once into locals (each atomic's compiler barrier
- * would otherwise make the compiler reload it) and return the claimed slot's
- * word, so that the copy and the publish or free need no address arithmetic.
+ * would otherwise make the compiler reload it) and return 1 with the claimed
+ * slot's word in *wp, so that the copy and the publish or free need no more
+ * address arithmetic; 0 when full (empty).
  * Same protocol and ordering as the burst claims above.
  */
-LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_prod(struct lfp_ring *r,
-                                                 uint64_t *posp)
+LFP_FORCE_INLINE int lfp__ring_claim1_prod(struct lfp_ring *r, uint64_t *posp,
+                                           uint64_t **wp)
 {
 	unsigned char *slots = r->slots;
 	uint64_t mask = r->mask, pos, *w;
@@ -310,21 +311,22 @@ LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_prod(struct lfp_ring *r,
 			if (lfp__cas_u64(&r->head, &pos, pos + 1))
 				break;
 		} else if (dif < 0) {
-			return NULL; /* full */
+			return 0; /* full */
 		} else {
 			pos = lfp__ld_rlx_u64(&r->head);
 		}
 	}
 	lfp__fence_rel(); /* R6, as in lfp__ring_claim_prod */
 	*posp = pos;
-	return w;
+	*wp = w;
+	return 1;
 }
 
-/* The consumer's: also returns the slot word read before the claim, whose
- * low half is the entry's length (the slot cannot change while claimed). */
-LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_cons(struct lfp_ring *r,
-                                                 size_t cap, uint64_t *posp,
-                                                 uint64_t *wordp, int *too_big)
+/* The consumer's also returns the slot word read before the claim, whose low
+ * half is the entry's length (the slot cannot change while claimed). */
+LFP_FORCE_INLINE int lfp__ring_claim1_cons(struct lfp_ring *r, size_t cap,
+                                           uint64_t *posp, uint64_t **wp,
+                                           uint64_t *wordp, int *too_big)
 {
 	unsigned char *slots = r->slots;
 	uint64_t mask = r->mask, pos, word, *w;
@@ -338,7 +340,7 @@ LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_cons(struct lfp_ring *r,
 		word = lfp__ld_acq_u64(w); /* R3, as in lfp__ring_claim_cons */
 		dif = lfp__ring_dif(word, pos + 1);
 		if (dif < 0)
-			return NULL; /* empty */
+			return 0; /* empty */
 		if (dif == 0 && (uint32_t)word <= cap) {
 			if (lfp__cas_u64(&r->tail, &pos, pos + 1))
 				break;
@@ -348,13 +350,14 @@ LFP_FORCE_INLINE uint64_t *lfp__ring_claim1_cons(struct lfp_ring *r,
 		 * head, as in lfp__ring_claim_cons. */
 		if (dif == 0 && lfp__ld_rlx_u64(&r->tail) == pos) {
 			*too_big = 1;
-			return NULL;
+			return 0;
 		}
 		pos = lfp__ld_rlx_u64(&r->tail);
 	}
 	*posp = pos;
+	*wp = w;
 	*wordp = word;
-	return w;
+	return 1;
 }
 
 /* R1: publish a filled slot's payload and length; pairs with R3 (and R5). */
@@ -412,8 +415,7 @@ LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
 
 	if (len > r->slot_size)
 		return -EMSGSIZE;
-	w = lfp__ring_claim1_prod(r, &pos);
-	if (!w)
+	if (!lfp__ring_claim1_prod(r, &pos, &w))
 		return -EAGAIN;
 	lfp__copy_racy_in(w + 1, src, len);
 	lfp__ring_publish(w, pos, len);
@@ -425,9 +427,9 @@ LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
 LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
                                         size_t n1, const void *s2, size_t n2)
 {
-	uint64_t pos, *w = lfp__ring_claim1_prod(r, &pos);
+	uint64_t pos, *w;
 
-	if (!w)
+	if (!lfp__ring_claim1_prod(r, &pos, &w))
 		return -EAGAIN;
 	lfp__copy_racy_in(w + 1, s1, n1);
 	lfp__copy_racy_in((unsigned char *)(w + 1) + n1, s2, n2);
@@ -441,8 +443,7 @@ LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
 	uint64_t pos, word, *w;
 	int big;
 
-	w = lfp__ring_claim1_cons(r, cap, &pos, &word, &big);
-	if (!w)
+	if (!lfp__ring_claim1_cons(r, cap, &pos, &w, &word, &big))
 		return big ? -LFP_ETOOSMALL : -EAGAIN;
 	return (ssize_t)lfp__ring_drain(r, w, pos, word, dst, cap);
 }

@@ -101,8 +101,8 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		                         q->data_max, &pos);
 		if (r >= 0)
 			dlen = (size_t)r - entry_size;
-	} else if ((w = lfp__ring_claim1_cons(&q->ring, (size_t)-1, &pos, &word,
-	                                      &big)) != NULL) {
+	} else if (lfp__ring_claim1_cons(&q->ring, (size_t)-1, &pos, &w, &word,
+	                                 &big)) {
 		d = (unsigned char *)(w + 1);
 		n = (uint32_t)word;
 		memcpy(buf, d, entry_size);
