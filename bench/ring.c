@@ -7,11 +7,12 @@
  *
  * Cases: one thread (enqueue then dequeue), one thread batch 32, 1 producer +
  * 1 consumer on two CPUs, 2 producers + 2 consumers (4 threads on 2 cores),
- * and the two threaded shapes again with bursts of 32.  ck_ring has no burst
- * call: its burst rows make 32 single calls.  Every implementation goes
- * through the same worker loops (instantiated per implementation so the ring
- * calls inline), and the same retry policy on a full or empty ring
- * (bench_spin_fail: pause, yield every 64th failure).
+ * and the two threaded shapes again with bursts of 32; then ring/locked-rmw,
+ * the cost of one uncontended CAS, the floor under each side of 1P1C.
+ * ck_ring has no burst call: its burst rows make 32 single calls.  Every
+ * implementation goes through the same worker loops (instantiated per
+ * implementation so the ring calls inline), and the same retry policy on a
+ * full or empty ring (bench_spin_fail: pause, yield every 64th failure).
  *
  * Checks: every event carries its producer, sequence number and a check word
  * derived from both.  Consumers reject a torn event or one older than the
@@ -845,6 +846,51 @@ static void ctx_teardown(void *arg)
 	c->q = NULL;
 }
 
+/*
+ * ring/locked-rmw: one uncontended compare-and-swap on a private cache line,
+ * through the same atomic layer as the ring.  Any MPMC queue must make at
+ * least one atomic read-modify-write in every single enqueue and dequeue
+ * (the producers, and the consumers, agree on a position), so this is a
+ * floor under each side of ring/1p1c on this machine.  It is printed in the
+ * same run so that a throughput target can be read against it.
+ */
+static int locked_rmw_run(void *arg, struct bench_round *r)
+{
+	static uint64_t word __attribute__((aligned(64)));
+	uint64_t n = 0, t0, e;
+	int k;
+
+	(void)arg;
+	word = e = 0;
+	t0 = bench_now_ns();
+	do {
+		for (k = 0; k < 256; k++, n++, e++)
+			if (!lfp__cas_u64(&word, &e, e + 1))
+				return bench_fail("CAS failed at %llu",
+				                  (unsigned long long)n);
+	} while (!bench_round_over(r, n, t0));
+	r->ns = bench_now_ns() - t0;
+	r->items = n;
+	return word == n ? 0 : bench_fail("%llu CASes, word %llu",
+	                                  (unsigned long long)n,
+	                                  (unsigned long long)word);
+}
+
+static void run_locked_rmw(void)
+{
+	static const struct bench_impl impl = {
+		.name = "lock_cmpxchg", .run = locked_rmw_run,
+	};
+	const struct bench_case c = {
+		.name = "ring/locked-rmw",
+		.label = "one thread: one uncontended CAS (each side of an MPMC "
+		         "operation makes at least one)",
+		.threads = 1, .impls = &impl, .n_impls = 1,
+	};
+
+	bench_case_run(&c);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_impl bi[NIMPL];
@@ -887,5 +933,6 @@ int main(int argc, char **argv)
 		}
 		bench_case_run(&bc);
 	}
+	run_locked_rmw();
 	return bench_finish();
 }
