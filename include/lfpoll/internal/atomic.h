@@ -10,10 +10,11 @@
  * protocol.
  *
  * Naming: lfp__ld (load), lfp__st (store), lfp__cas, lfp__faa (fetch-and-add),
- * lfp__xchg; suffix _rlx (relaxed), _acq (acquire), _rel (release); RMWs are
- * always full barriers (a locked instruction on x86 under ck_pr, SEQ_CST
- * under the builtins).  Callers name, at each use, what the ordering pairs
- * with.
+ * lfp__xchg; suffix _rlx (relaxed), _acq (acquire), _rel (release).  RMWs are
+ * full barriers under ck_pr on every architecture (a locked instruction on
+ * x86, fenced on both sides elsewhere) and SEQ_CST under the builtins, which
+ * is weaker: the build the sanitizer checks is never stronger than the one
+ * users run.  Callers name, at each use, what the ordering pairs with.
  */
 #ifndef LFPOLL_INTERNAL_ATOMIC_H
 #define LFPOLL_INTERNAL_ATOMIC_H
@@ -39,6 +40,8 @@
 #ifndef LFP_INLINE
 #  define LFP_INLINE static inline
 #endif
+
+#include "sched.h"
 
 #if defined(LFP_ATOMIC_BUILTINS)
 
@@ -67,6 +70,9 @@ LFP_INLINE int lfp__bts_u32(uint32_t *p, unsigned bit)
 { return (__atomic_fetch_or(p, 1u << bit, __ATOMIC_SEQ_CST) >> bit) & 1; }
 LFP_INLINE int lfp__btr_u32(uint32_t *p, unsigned bit)
 { return (__atomic_fetch_and(p, ~(1u << bit), __ATOMIC_SEQ_CST) >> bit) & 1; }
+/* Clear the bits of mask, returning the word before. */
+LFP_INLINE uint32_t lfp__fetch_clear_u32(uint32_t *p, uint32_t mask)
+{ return __atomic_fetch_and(p, ~mask, __ATOMIC_SEQ_CST); }
 
 LFP_INLINE void *lfp__ld_rlx_ptr(void *const *p)
 { return __atomic_load_n(p, __ATOMIC_RELAXED); }
@@ -101,6 +107,9 @@ LFP_INLINE int lfp__cas_ptr(void **p, void **expected, void *desired)
 LFP_INLINE void lfp__fence_acq(void) { LFP__FENCE(__ATOMIC_ACQUIRE) }
 LFP_INLINE void lfp__fence_rel(void) { LFP__FENCE(__ATOMIC_RELEASE) }
 LFP_INLINE void lfp__fence_sc(void) { LFP__FENCE(__ATOMIC_SEQ_CST) }
+/* After an RMW that must also order later loads (W2): SEQ_CST RMWs do not
+ * order the relaxed accesses around them, so a fence. */
+LFP_INLINE void lfp__mb_after_rmw(void) { lfp__fence_sc(); }
 
 /*
  * Seqlock-style copies: bytes that a reader may copy while a writer rewrites
@@ -131,49 +140,90 @@ LFP_INLINE void lfp__copy_racy_in(void *dst, const void *src, size_t n)
 #else /* ck_pr */
 
 /*
- * ck_pr loads and stores are single volatile accesses; acquire and release
- * are expressed with ck_pr_fence_acquire/release, which on a TSO machine such
- * as x86-64 compile to compiler barriers only.  ck_pr RMWs are locked
- * instructions: full barriers.
+ * ck_pr loads and stores are single volatile accesses, ordered here by
+ * fences.  RMWs must be full barriers (docs/design.md, "Memory model"): the
+ * store-buffering pairs P2/W2 and L1/claim, the poll link claim against D1,
+ * and the Treiber push's store of next before its CAS all rely on it.  On
+ * x86 a locked instruction is one, and acquire/release need only compiler
+ * barriers (TSO).  Elsewhere ck_pr's CAS/FAA/FAS are plain exclusive-pair
+ * loops with no ordering at all (aarch64: ldxr/stxr), so LFP__RMW_PRE/POST
+ * put a full fence on each side, the way the Linux kernel brackets its fully
+ * ordered atomics, and acquire/release use ck_pr's strict fences, which are
+ * real fences (dmb) whatever memory model ck_md.h names.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#  define LFP__RMW_PRE()  ((void)0)
+#  define LFP__RMW_POST() ((void)0)
+#  define LFP__ACQ()      ck_pr_fence_acquire()
+#  define LFP__REL()      ck_pr_fence_release()
+#else
+/* The strict forms are real fences whatever ck_md.h says, so a ck_md.h
+ * generated for another machine cannot weaken them. */
+#  define LFP__RMW_PRE()  ck_pr_fence_strict_memory()
+#  define LFP__RMW_POST() ck_pr_fence_strict_memory()
+#  define LFP__ACQ()      ck_pr_fence_strict_acquire()
+#  define LFP__REL()      ck_pr_fence_strict_release()
+#endif
+
 #define LFP__ATOMIC_OPS(T, S, W)                                               \
 LFP_INLINE T lfp__ld_rlx_##S(const T *p)                                       \
 { return ck_pr_load_##W(p); }                                                  \
 LFP_INLINE T lfp__ld_acq_##S(const T *p)                                       \
-{ T v = ck_pr_load_##W(p); ck_pr_fence_acquire(); return v; }                  \
+{ T v = ck_pr_load_##W(p); LFP__ACQ(); return v; }                            \
 LFP_INLINE void lfp__st_rlx_##S(T *p, T v)                                     \
 { ck_pr_store_##W(p, v); }                                                     \
 LFP_INLINE void lfp__st_rel_##S(T *p, T v)                                     \
-{ ck_pr_fence_release(); ck_pr_store_##W(p, v); }                              \
+{ LFP__REL(); ck_pr_store_##W(p, v); }                                        \
 LFP_INLINE int lfp__cas_##S(T *p, T *expected, T desired)                      \
-{ return ck_pr_cas_##W##_value(p, *expected, desired, expected); }             \
+{ int ok; LFP__RMW_PRE();                                                      \
+  ok = ck_pr_cas_##W##_value(p, *expected, desired, expected);                 \
+  LFP__RMW_POST(); return ok; }                                                \
 LFP_INLINE T lfp__faa_##S(T *p, T v)                                           \
-{ return ck_pr_faa_##W(p, v); }                                                \
+{ T old; LFP__RMW_PRE(); old = ck_pr_faa_##W(p, v); LFP__RMW_POST();           \
+  return old; }                                                                \
 LFP_INLINE T lfp__xchg_##S(T *p, T v)                                          \
-{ return ck_pr_fas_##W(p, v); }
+{ T old; LFP__RMW_PRE(); old = ck_pr_fas_##W(p, v); LFP__RMW_POST();           \
+  return old; }
 
 LFP__ATOMIC_OPS(uint64_t, u64, 64)
 LFP__ATOMIC_OPS(uint32_t, u32, 32)
 
-/* Set / reset one bit, returning whether it was set before (lock bts/btr). */
+/* Set / reset one bit, returning whether it was set before (lock bts/btr).
+ * Full barriers, as every RMW. */
 LFP_INLINE int lfp__bts_u32(uint32_t *p, unsigned bit)
-{ return ck_pr_bts_32(p, bit); }
+{ int was; LFP__RMW_PRE(); was = ck_pr_bts_32(p, bit); LFP__RMW_POST(); return was; }
 LFP_INLINE int lfp__btr_u32(uint32_t *p, unsigned bit)
-{ return ck_pr_btr_32(p, bit); }
+{ int was; LFP__RMW_PRE(); was = ck_pr_btr_32(p, bit); LFP__RMW_POST(); return was; }
+/* Clear the bits of mask, returning the word before (a full barrier). */
+LFP_INLINE uint32_t lfp__fetch_clear_u32(uint32_t *p, uint32_t mask)
+{
+	uint32_t old = ck_pr_load_32(p);
+
+	/* The CAS is the full barrier (LFP__RMW_PRE/POST inside). */
+	while (!lfp__cas_u32(p, &old, old & ~mask))
+		;
+	return old;
+}
 
 LFP_INLINE void *lfp__ld_rlx_ptr(void *const *p)
 { return ck_pr_load_ptr(p); }
 LFP_INLINE void *lfp__ld_acq_ptr(void *const *p)
-{ void *v = ck_pr_load_ptr(p); ck_pr_fence_acquire(); return v; }
+{ void *v = ck_pr_load_ptr(p); LFP__ACQ(); return v; }
 LFP_INLINE void *lfp__xchg_ptr(void **p, void *v)
-{ return ck_pr_fas_ptr(p, v); }
+{ void *old; LFP__RMW_PRE(); old = ck_pr_fas_ptr(p, v); LFP__RMW_POST(); return old; }
 LFP_INLINE void lfp__st_rel_ptr(void **p, void *v)
-{ ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
+{ LFP__REL(); ck_pr_store_ptr(p, v); }
 LFP_INLINE int lfp__cas_ptr(void **p, void **expected, void *desired)
-{ return ck_pr_cas_ptr_value(p, *expected, desired, expected); }
+{ int ok; LFP__RMW_PRE(); ok = ck_pr_cas_ptr_value(p, *expected, desired, expected);
+  LFP__RMW_POST(); return ok; }
 
-LFP_INLINE void lfp__fence_acq(void) { ck_pr_fence_acquire(); }
-LFP_INLINE void lfp__fence_rel(void) { ck_pr_fence_release(); }
+LFP_INLINE void lfp__fence_acq(void) { LFP__ACQ(); }
+LFP_INLINE void lfp__fence_rel(void) { LFP__REL(); }
+/* A full fence (mfence on x86, dmb ish on aarch64). */
+LFP_INLINE void lfp__fence_sc(void) { ck_pr_fence_strict_memory(); }
+/* After an RMW that must also order later loads (W2): the RMW already is a
+ * full barrier here, so only the compiler needs telling. */
+LFP_INLINE void lfp__mb_after_rmw(void) { __asm__ __volatile__("" ::: "memory"); }
 
 /* The n check keeps memcpy from ever seeing a NULL pointer for an empty copy. */
 LFP_INLINE void lfp__copy_racy_out(void *dst, const void *src, size_t n)
@@ -182,6 +232,23 @@ LFP_INLINE void lfp__copy_racy_in(void *dst, const void *src, size_t n)
 { if (n) memcpy(dst, src, n); }
 
 #endif
+
+/*
+ * A full barrier for a store-buffering pair's plain side (P2, L2): orders
+ * earlier stores before later loads.  On x86 a locked add on a private stack
+ * word, which is a full barrier that touches no shared line and costs about
+ * half an mfence; elsewhere the fence.
+ */
+LFP_INLINE void lfp__mb(void)
+{
+#if !defined(LFP_ATOMIC_BUILTINS) && (defined(__x86_64__) || defined(__i386__))
+	uint32_t word = 0;
+
+	(void)ck_pr_faa_32(&word, 0);
+#else
+	lfp__fence_sc();
+#endif
+}
 
 /* A pause for bounded spins: PAUSE on x86, nothing elsewhere. */
 LFP_INLINE void lfp__cpu_relax(void)

@@ -1,0 +1,56 @@
+/*
+ * lfpoll internal: test-only schedule points.
+ * Do not include directly; every lfpoll header includes it.
+ *
+ * LFP__SCHED(where, obj) marks a protocol step at which another thread's
+ * timing matters: between a ring claim and its publish, between P2 and P3,
+ * between a poll link's push and its TRACKED store, and so on (the points
+ * are listed in tests/README.md).  In a user build it is nothing at all.
+ * A test program that defines LFP_SCHED_POINTS before its first lfpoll
+ * include provides
+ *
+ *     void lfp_test_sched(const char *where, const void *obj);
+ *
+ * which may park the calling thread there while other threads act, so a
+ * test can stall a thread at every step of a protocol deterministically.
+ * `where` is a string literal naming the step; obj is the object (ring,
+ * signal, link) the step works on.
+ */
+#ifndef LFPOLL_INTERNAL_SCHED_H
+#define LFPOLL_INTERNAL_SCHED_H
+
+#ifdef LFP_SCHED_POINTS
+#  ifdef __cplusplus
+extern "C"
+#  endif
+void lfp_test_sched(const char *where, const void *obj);
+#  define LFP__SCHED(where, obj) lfp_test_sched((where), (const void *)(obj))
+#else
+#  define LFP__SCHED(where, obj) ((void)0)
+#endif
+
+/*
+ * LFP__BROKEN(defect): test-only switch back to a protocol step as it was
+ * before a defect was fixed, so that the tests that claim to catch the
+ * defect can be shown to fail on it (tests/README.md lists them).  It is the
+ * constant 0 unless a test defines LFP_TEST_BROKEN and provides
+ *
+ *     int lfp_test_broken(const char *defect);
+ *
+ * Defects (docs/reliability.md): "A" a waiter with its own condition drains
+ * the eventfd, "B" lfp_poll drops a link with a plain store, "C" sread's
+ * threshold counts unpublished entries, "E" a signal before sread is
+ * forgotten, "F" the error check runs before the event's acquire, "G" a
+ * writer does not re-check the overrun after its claim.
+ */
+#ifdef LFP_TEST_BROKEN
+#  ifdef __cplusplus
+extern "C"
+#  endif
+int lfp_test_broken(const char *defect);
+#  define LFP__BROKEN(defect) lfp_test_broken(defect)
+#else
+#  define LFP__BROKEN(defect) 0
+#endif
+
+#endif /* LFPOLL_INTERNAL_SCHED_H */
