@@ -775,7 +775,7 @@ static void d_wait_armed(struct d_phase *ph)
 	struct lfp__signal *s = ph->kind == D_CQ_SIGNAL ? ph->cq->w.sig : ph->c->w.sig;
 	unsigned spins = 0;
 
-	while (!(lfp__ld_acq_u32(&s->state) & LFP__ARMED)) {
+	while (!(lfp__ld_acq_u32(&s->state) & LFP__ARMED_ANY)) {
 		stress_backoff(&spins);
 		if ((spins & 255) == 0)
 			CHECK_DEADLINE(&ph->deadline);

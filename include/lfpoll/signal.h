@@ -1,34 +1,51 @@
 /*
  * lfpoll signal: the wait/wake primitive behind every wait object, and the
- * trywait protocol.  docs/design.md holds the proof; the labels S1..S6 below
- * are the ones it uses.
+ * trywait protocol.  docs/design.md holds the proof; the labels P1..P4 and
+ * W1..W4 below are the ones it uses.
  *
- * One word, state, holds ARMED (bit 0: a waiter needs the next event to
- * signal) and, above it, PENDING (FD only: eventfd posts announced and not
- * yet drained).
+ * One word, state, holds two armed bits and, above them, PENDING (FD only:
+ * eventfd posts announced and not yet drained).
+ *
+ *   ARMED       a waiter on the eventfd (trywait before the application's
+ *               own poll, or lfp_wait on a wait set) needs the next event
+ *               to post the eventfd.
+ *   ARMED_COND  a waiter sleeps on the condition variable: lfp_eq_sread,
+ *               lfp_cq_sread and lfp_cntr_wait on an object with its own FD
+ *               or MUTEX_COND wait object, and every MUTEX_COND waiter.
  *
  *   producer                              waiter
- *   P1 publish the event (release)        W1 clear the native object
- *   P2 full barrier                       W2 set ARMED (RMW), full barrier
- *   P3 load state                         W3 re-check every source
- *   P4 if ARMED: reset it (RMW); the      W4 if none has work: sleep on
- *      one that reset it signals             the native object
+ *   P1 publish the event (release)        W1 eventfd waiters: drain the fd
+ *   P2 full barrier                       W2 set its armed bit (RMW), barrier
+ *   P3 load state                         W3 re-check its condition
+ *   P4 if armed: clear both bits (RMW);   W4 if it does not hold: sleep on
+ *      post the eventfd and/or bump          the eventfd (poll), or on the
+ *      the condition's sequence and          condition until its sequence
+ *      broadcast, per the bits cleared       moves
  *
  * P2 and W2 form a store-buffering (Dekker) pair: either the producer sees
- * ARMED at P3 and signals, or the waiter's re-check at W3 sees the event.
- * ARMED is reset by the one producer that signals, so a run of events with a
- * waiter asleep costs one system call, and with no waiter armed producers
- * make none: P2 is a locked add on a private stack word (about half the cost
- * of mfence) and P3 a plain load of a line that only waiters write.
+ * the waiter's bit at P3 and signals, or the waiter's re-check at W3 sees
+ * the event.  The bits are cleared by the one producer that signals, so a
+ * run of events with waiters asleep costs one wake, and with nobody armed
+ * producers make no system call: P2 is a locked add on a private stack word
+ * and P3 a plain load of a line that only waiters write.
  *
- * The native object stays signalled (FD: the eventfd counter is non-zero)
- * until a waiter clears it at W1, so every thread sleeping on it wakes
- * (poll is level-triggered) and any number may wait.  A waiter that cleared a
- * signal at W1 and then finds work at W3 puts the signal back, so that other
- * sleepers still see it while the work is pending.  A post adds to PENDING
+ * Waiters with different conditions.  A condition-variable wake is a
+ * broadcast that nobody consumes: every sleeper whose sequence snapshot is
+ * older wakes, re-checks its own condition (a threshold, a signal count)
+ * and sleeps again if it does not hold.  The eventfd is different: W1
+ * drains it, so one waiter's drain can take the wake another needed.  That
+ * is safe only because every waiter that drains a given eventfd tests the
+ * same condition (an object's trywait readiness; a wait set's "any member
+ * ready"): a drainer that finds work puts the post back for the others
+ * (restore), and one that finds none leaves nothing that any other waiter
+ * could be owed.  This is why the blocking calls with thresholds never
+ * sleep on the eventfd.
+ *
+ * The eventfd stays readable from a post until a trywait drains it, so every
+ * thread polling it wakes (poll is level-triggered).  A post adds to PENDING
  * before it writes the eventfd and a drain subtracts what it read, so the
  * eventfd counter never exceeds PENDING: W1 makes no system call when
- * PENDING is 0, and trywait on an idle object costs one RMW.
+ * PENDING is 0.
  */
 #ifndef LFPOLL_SIGNAL_H
 #define LFPOLL_SIGNAL_H
@@ -44,11 +61,14 @@
 extern "C" {
 #endif
 
-#define LFP__ARMED_BIT     0u
-#define LFP__ARMED         (1u << LFP__ARMED_BIT)
+#define LFP__ARMED_BIT      0u
+#define LFP__ARMED          (1u << LFP__ARMED_BIT)
+#define LFP__ARMED_COND_BIT 1u
+#define LFP__ARMED_COND     (1u << LFP__ARMED_COND_BIT)
+#define LFP__ARMED_ANY      (LFP__ARMED | LFP__ARMED_COND)
 /* The rest of state counts eventfd posts announced and not yet drained. */
-#define LFP__PENDING_ONE   (1u << 1)
-#define LFP__PENDING       (~LFP__ARMED)
+#define LFP__PENDING_ONE    (1u << 2)
+#define LFP__PENDING        (~LFP__ARMED_ANY)
 
 /* Bounded spin before a waiter arms and sleeps (iterations of a pause). */
 #ifndef LFP_SPIN_COUNT
@@ -71,9 +91,12 @@ struct lfp__signal {
 	enum lfp_wait_obj wait_obj;     /* FD, MUTEX_COND or YIELD */
 	int efd;                        /* FD: the eventfd */
 	int sleep_fd;                   /* FD: what waiters poll (efd, or a set's epoll fd) */
-	pthread_mutex_t mutex;          /* MUTEX_COND */
+	/* Whether the blocking calls sleep on the condition variable (an own
+	 * FD or MUTEX_COND object) rather than on sleep_fd (a wait set). */
+	int cond_sleep;
+	pthread_mutex_t mutex;          /* FD and MUTEX_COND */
 	pthread_cond_t cond;
-	uint64_t cond_seq;              /* MUTEX_COND: bumped under mutex by each signal */
+	uint64_t cond_seq;              /* bumped under mutex by each cond wake */
 	/* Producer-side signals sent, counted only when built with LFP_STATS;
 	 * always present so that the layout does not depend on the macro
 	 * (code built with it links against code built without). */
@@ -117,45 +140,37 @@ LFP_INLINE int lfp__expired(int64_t deadline)
 	return deadline >= 0 && lfp__now_ns() >= deadline;
 }
 
-/* ---------------------------------------------------------------- barriers */
-
-/*
- * Full barrier for P2: orders the publish before the load of state.  On x86
- * a locked add on a private stack word: a full barrier that touches no
- * shared cache line.
- */
-LFP_INLINE void lfp__mb(void)
-{
-#if defined(LFP_ATOMIC_BUILTINS)
-	lfp__fence_sc();
-#elif defined(__x86_64__) || defined(__i386__)
-	uint32_t word = 0;
-
-	(void)ck_pr_faa_32(&word, 0);
-#else
-	ck_pr_fence_memory();
-#endif
-}
-
-/*
- * After the RMW at W2: orders it before the loads of W3.  A locked RMW is
- * already a full barrier on x86 (ck_pr_fence_atomic_load is then a compiler
- * barrier); the C11 form is the seq_cst fence that the proof pairs with P2.
- */
-LFP_INLINE void lfp__mb_after_rmw(void)
-{
-#if defined(LFP_ATOMIC_BUILTINS)
-	lfp__fence_sc();
-#else
-	ck_pr_fence_atomic_load();
-#endif
-}
-
 /* ---------------------------------------------------------------- setup */
 
-LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
+LFP_INLINE int lfp__signal_cond_init(struct lfp__signal *s)
 {
 	pthread_condattr_t ca;
+
+	if (pthread_mutex_init(&s->mutex, NULL))
+		return -ENOMEM;
+	if (pthread_condattr_init(&ca)) {
+		pthread_mutex_destroy(&s->mutex);
+		return -ENOMEM;
+	}
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&s->cond, &ca)) {
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_destroy(&s->mutex);
+		return -ENOMEM;
+	}
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+/*
+ * FD objects get the condition variable too: their own blocking calls sleep
+ * on it, so the eventfd serves only trywait and the application's poll.
+ * A wait set calls lfp__signal_sleep_on_fd afterwards to make its blocking
+ * call sleep on its epoll fd instead.
+ */
+LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
+{
+	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->efd = -1;
@@ -165,21 +180,24 @@ LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
 	s->wait_obj = obj;
 	switch (obj) {
 	case LFP_WAIT_FD:
+		ret = lfp__signal_cond_init(s);
+		if (ret)
+			return ret;
 		s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (s->efd < 0)
-			return -errno;
+		if (s->efd < 0) {
+			ret = -errno;
+			pthread_cond_destroy(&s->cond);
+			pthread_mutex_destroy(&s->mutex);
+			return ret;
+		}
 		s->sleep_fd = s->efd;
+		s->cond_sleep = 1;
 		return 0;
 	case LFP_WAIT_MUTEX_COND:
-		if (pthread_mutex_init(&s->mutex, NULL))
-			return -ENOMEM;
-		if (pthread_condattr_init(&ca) ||
-		    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
-		    pthread_cond_init(&s->cond, &ca)) {
-			pthread_mutex_destroy(&s->mutex);
-			return -ENOMEM;
-		}
-		pthread_condattr_destroy(&ca);
+		ret = lfp__signal_cond_init(s);
+		if (ret)
+			return ret;
+		s->cond_sleep = 1;
 		return 0;
 	case LFP_WAIT_YIELD:
 		return 0;
@@ -188,11 +206,18 @@ LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
 	}
 }
 
+/* A wait set's signal: blocking calls poll fd (the set's epoll fd). */
+LFP_INLINE void lfp__signal_sleep_on_fd(struct lfp__signal *s, int fd)
+{
+	s->sleep_fd = fd;
+	s->cond_sleep = 0;
+}
+
 LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
 {
 	if (s->wait_obj == LFP_WAIT_FD && s->efd >= 0)
 		close(s->efd);
-	else if (s->wait_obj == LFP_WAIT_MUTEX_COND) {
+	if (s->wait_obj == LFP_WAIT_FD || s->wait_obj == LFP_WAIT_MUTEX_COND) {
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->mutex);
 	}
@@ -214,6 +239,7 @@ LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
 	ssize_t n;
 
 	(void)lfp__faa_u32(&s->state, LFP__PENDING_ONE);
+	LFP__SCHED("signal.post.announced", s);
 	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
 	 * 2^64-2, which is readable already. */
 	do
@@ -221,31 +247,37 @@ LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
 	while (n < 0 && errno == EINTR);
 }
 
+/* Wake every sleeper on the condition variable (a broadcast). */
+LFP_INLINE void lfp__signal_broadcast(struct lfp__signal *s)
+{
+	/* Under the mutex, so a waiter between reading cond_seq and sleeping
+	 * (it holds the mutex) cannot miss it. */
+	pthread_mutex_lock(&s->mutex);
+	s->cond_seq++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mutex);
+}
+
 /* P4: the slow path, taken only when a waiter is armed. */
 LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
 {
-	/* Only the producer that resets ARMED signals: a run of events with a
-	 * waiter asleep costs one system call.  Full-barrier RMW. */
-	if (!lfp__btr_u32(&s->state, LFP__ARMED_BIT))
+	/* Only the producer that clears a bit wakes its waiters: a run of
+	 * events with waiters asleep costs one wake.  Full-barrier RMW: it is
+	 * after the W2 whose bit it clears, so the cond_seq bump below is
+	 * after that waiter's snapshot (docs/design.md, "Waiters with
+	 * different conditions"). */
+	uint32_t old = lfp__fetch_clear_u32(&s->state, LFP__ARMED_ANY);
+
+	if (!(old & LFP__ARMED_ANY))
 		return;
+	LFP__SCHED("signal.P4", s);
 #ifdef LFP_STATS
 	(void)lfp__faa_u64(&s->stat_signals, 1);
 #endif
-	switch (s->wait_obj) {
-	case LFP_WAIT_FD:
+	if ((old & LFP__ARMED_COND) && s->cond_sleep)
+		lfp__signal_broadcast(s);
+	if ((old & LFP__ARMED) && s->wait_obj == LFP_WAIT_FD)
 		lfp__signal_post(s);
-		break;
-	case LFP_WAIT_MUTEX_COND:
-		/* Under the mutex, so a waiter between reading cond_seq and
-		 * sleeping (it holds the mutex) cannot miss it. */
-		pthread_mutex_lock(&s->mutex);
-		s->cond_seq++;
-		pthread_cond_broadcast(&s->cond);
-		pthread_mutex_unlock(&s->mutex);
-		break;
-	default:
-		break; /* YIELD: waiters poll the sources */
-	}
 }
 
 /*
@@ -254,8 +286,10 @@ LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
  */
 LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
 {
+	LFP__SCHED("signal.P2", s);
 	lfp__mb(); /* P2: pairs with W2 (lfp__mb_after_rmw) */
-	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED) /* P3 */
+	LFP__SCHED("signal.P3", s);
+	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED_ANY) /* P3 */
 		lfp__signal_fire(s);
 }
 
@@ -292,18 +326,24 @@ LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(v))
 		return 0;
+	LFP__SCHED("signal.W1.read", s);
 	/* Every count we read was announced first: no underflow. */
 	(void)lfp__faa_u32(&s->state, (uint32_t)0 - (uint32_t)v * LFP__PENDING_ONE);
 	return 1;
 }
 
-/* W2: announce the waiter, then order that before the re-check (W3). */
-LFP_INLINE void lfp__signal_arm(struct lfp__signal *s)
+/*
+ * W2: announce the waiter (bit: LFP__ARMED_BIT for eventfd waiters,
+ * LFP__ARMED_COND_BIT for condition sleepers), then order that before the
+ * re-check (W3).
+ */
+LFP_INLINE void lfp__signal_arm(struct lfp__signal *s, unsigned bit)
 {
 	if (s->wait_obj == LFP_WAIT_YIELD)
 		return; /* waiters poll the sources; producers need not know */
-	(void)lfp__bts_u32(&s->state, LFP__ARMED_BIT);
+	(void)lfp__bts_u32(&s->state, bit);
 	lfp__mb_after_rmw(); /* pairs with P2 */
+	LFP__SCHED("signal.W2", s);
 }
 
 /* After W3 found work: hand a cleared notification back to other sleepers. */
@@ -314,68 +354,70 @@ LFP_INLINE void lfp__signal_restore(struct lfp__signal *s, int cleared)
 }
 
 /*
- * Sleep until the native object is signalled or the deadline passes; W4.
- * Returns 0 (go and re-check), 1 (FD: woke because the fd is readable: the
- * next W1 must drain it) or -ETIMEDOUT.  The deadline is checked after
- * every wake, so a fd kept readable cannot stretch a timeout.  seq0 is the
- * MUTEX_COND sequence read before arming.
+ * W4 on the eventfd (or a wait set's epoll fd).  Returns 0 (go and
+ * re-check), 1 (woke because the fd is readable: the next W1 must drain it)
+ * or -ETIMEDOUT.  The deadline is checked after every wake, so a fd kept
+ * readable cannot stretch a timeout.
  */
-LFP_INLINE int lfp__signal_sleep(struct lfp__signal *s, uint64_t seq0,
-                                 int64_t deadline)
+LFP_INLINE int lfp__signal_sleep_fd(struct lfp__signal *s, int64_t deadline)
 {
 	struct pollfd pfd;
-	struct timespec ts;
-	int n, rc = 0;
+	int n;
 
-	switch (s->wait_obj) {
-	case LFP_WAIT_FD:
-		pfd.fd = s->sleep_fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		n = poll(&pfd, 1, lfp__ms_left(deadline));
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (lfp__expired(deadline))
-			return -ETIMEDOUT;
-		return n > 0 ? 1 : 0;
-	case LFP_WAIT_MUTEX_COND:
-		if (deadline >= 0) {
-			ts.tv_sec = (time_t)(deadline / 1000000000);
-			ts.tv_nsec = (long)(deadline % 1000000000);
-		}
-		pthread_mutex_lock(&s->mutex);
-		while (s->cond_seq == seq0 && rc == 0) {
-			if (deadline < 0)
-				rc = pthread_cond_wait(&s->cond, &s->mutex);
-			else
-				rc = pthread_cond_timedwait(&s->cond, &s->mutex, &ts);
-		}
-		pthread_mutex_unlock(&s->mutex);
-		return rc == ETIMEDOUT ? -ETIMEDOUT : 0;
-	default:
-		if (lfp__expired(deadline))
-			return -ETIMEDOUT;
-		sched_yield();
-		return 0;
-	}
+	pfd.fd = s->sleep_fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	n = poll(&pfd, 1, lfp__ms_left(deadline));
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	if (lfp__expired(deadline))
+		return -ETIMEDOUT;
+	return n > 0 ? 1 : 0;
 }
 
+/* The condition's sequence, read before arming (under the mutex). */
 LFP_INLINE uint64_t lfp__signal_seq(struct lfp__signal *s)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (s->wait_obj == LFP_WAIT_MUTEX_COND) {
-		pthread_mutex_lock(&s->mutex);
-		v = s->cond_seq;
-		pthread_mutex_unlock(&s->mutex);
-	}
+	pthread_mutex_lock(&s->mutex);
+	v = s->cond_seq;
+	pthread_mutex_unlock(&s->mutex);
 	return v;
 }
 
 /*
- * The trywait step of one object: W1, W2, then W3 through ready(arg)
- * (> 0: work pending).  0 when blocking on the native object is safe,
- * -EAGAIN otherwise.  force: see lfp__signal_clear.
+ * W4 on the condition variable: until the sequence moves past seq0 or the
+ * deadline passes.  0 or -ETIMEDOUT.
+ */
+LFP_INLINE int lfp__signal_sleep_cond(struct lfp__signal *s, uint64_t seq0,
+                                      int64_t deadline)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	if (deadline >= 0) {
+		ts.tv_sec = (time_t)(deadline / 1000000000);
+		ts.tv_nsec = (long)(deadline % 1000000000);
+	}
+	pthread_mutex_lock(&s->mutex);
+	while (s->cond_seq == seq0 && rc == 0) {
+		if (deadline < 0)
+			rc = pthread_cond_wait(&s->cond, &s->mutex);
+		else
+			rc = pthread_cond_timedwait(&s->cond, &s->mutex, &ts);
+	}
+	pthread_mutex_unlock(&s->mutex);
+	return rc == ETIMEDOUT ? -ETIMEDOUT : 0;
+}
+
+/*
+ * The trywait step of one object for a waiter outside lfpoll's blocking
+ * calls (the application's poll on LFP_GETWAIT, or lfp_wait on a set): W1,
+ * W2, then W3 through ready(arg) (> 0: work pending).  0 when blocking on
+ * the native object is safe, -EAGAIN otherwise.  force: see
+ * lfp__signal_clear.  Every caller on one signal must pass the same ready
+ * (see the top of this file).
  */
 LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
                                          int (*ready)(void *), void *arg,
@@ -383,11 +425,15 @@ LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
 {
 	int cleared = lfp__signal_clear(s, force); /* W1 */
 
-	lfp__signal_arm(s);                 /* W2 */
+	LFP__SCHED("signal.W1", s);
+	/* W2: an eventfd waiter, or (MUTEX_COND) one on the condition. */
+	lfp__signal_arm(s, s->wait_obj == LFP_WAIT_FD ? LFP__ARMED_BIT
+	                                              : LFP__ARMED_COND_BIT);
 	if (ready(arg) > 0) {               /* W3 */
 		lfp__signal_restore(s, cleared);
 		return -EAGAIN;
 	}
+	LFP__SCHED("signal.W3", s);
 	return 0;
 }
 
@@ -399,11 +445,13 @@ LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
 
 /*
  * Block until ready(arg) may be true: a bounded spin of `spin` checks, then
- * W1-W4.  Returns 0 when ready(arg) reported work, 1 after waking from the
- * native object (work may be there, or a spurious wake), and -ETIMEDOUT at
- * the deadline.  Never consumes anything.  *woke carries, between the
- * calls of one waiting loop (start it at 0), whether the last sleep ended
- * on a readable fd.
+ * W1-W4.  Returns 0 when ready(arg) reported work, 1 after a wake (work may
+ * be there, or a spurious wake), and -ETIMEDOUT at the deadline.  Never
+ * consumes anything.  ready may be any condition of the caller's (a
+ * threshold, a signal count) when the signal sleeps on its condition
+ * variable; on a wait set's fd it must be the set's own readiness.  *woke
+ * carries, between the calls of one waiting loop (start it at 0), whether
+ * the last sleep ended on a readable fd.
  */
 LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *),
                                      void *arg, int64_t deadline, int spin,
@@ -417,12 +465,29 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 			return 0;
 		lfp__cpu_relax();
 	}
-	seq0 = lfp__signal_seq(s);
+	if (lfp__expired(deadline))
+		return -ETIMEDOUT;
+	if (s->cond_sleep &&
+	    !(s->wait_obj == LFP_WAIT_FD && LFP__BROKEN("A"))) {
+		/* The snapshot comes before W2: a producer that clears our
+		 * bit bumps the sequence after it. */
+		seq0 = lfp__signal_seq(s);
+		lfp__signal_arm(s, LFP__ARMED_COND_BIT);        /* W2 */
+		if (ready(arg) > 0)                             /* W3 */
+			return 0;
+		LFP__SCHED("signal.W3", s);
+		ret = lfp__signal_sleep_cond(s, seq0, deadline); /* W4 */
+		return ret < 0 ? ret : 1;
+	}
 	ret = lfp__signal_trywait_force(s, ready, arg, *woke);
 	*woke = 0;
 	if (ret)
 		return 0;
-	ret = lfp__signal_sleep(s, seq0, deadline);
+	if (s->wait_obj == LFP_WAIT_YIELD) {
+		sched_yield();
+		return lfp__expired(deadline) ? -ETIMEDOUT : 1;
+	}
+	ret = lfp__signal_sleep_fd(s, deadline);            /* W4 */
 	if (ret < 0)
 		return ret;
 	*woke = ret;

@@ -217,8 +217,9 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 		if (ret)
 			goto fail_ep;
 		/* Waiters sleep on the epoll fd: the eventfd or any external
-		 * fd wakes them. */
-		ws->sig.sleep_fd = ws->epfd;
+		 * fd wakes them.  They all test lfp__wait_ready, so they may
+		 * share the eventfd's drain (signal.h). */
+		lfp__signal_sleep_on_fd(&ws->sig, ws->epfd);
 	}
 	*wsp = ws;
 	return 0;
@@ -433,7 +434,7 @@ LFP_INLINE int lfp__waitable_control(struct lfp__waitable *w, int command, void 
 LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 {
 	int64_t deadline;
-	int ret, woke = 0;
+	int ret, woke = 0, spin;
 
 	if (!ws || ws->fid.fclass != LFP_CLASS_WAIT)
 		return -EINVAL;
@@ -441,10 +442,13 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 	for (;;) {
 		if (lfp__wait_ready(ws))
 			return 0;
-		/* No spin when the check is a system call (YIELD with fds). */
+		/* No spin when the check is a system call (YIELD with fds).
+		 * nfds is read under the lock that add_fd/del_fd hold. */
+		pthread_mutex_lock(&ws->lock);
+		spin = ws->nfds && ws->wait_obj == LFP_WAIT_YIELD ? 0 : LFP_SPIN_COUNT;
+		pthread_mutex_unlock(&ws->lock);
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
-		                            ws->nfds && ws->wait_obj == LFP_WAIT_YIELD ?
-		                            0 : LFP_SPIN_COUNT, &woke);
+		                            spin, &woke);
 		if (ret == -ETIMEDOUT && lfp__wait_ready(ws))
 			return 0; /* work arrived with the deadline */
 		if (ret < 0)
