@@ -18,9 +18,14 @@
  *   TRACKED  on the ready stack or on the poller's own list
  * A producer takes IDLE -> PUSHING by CAS, re-reads the link's poll set
  * (Dekker with lfp_poll_del, which clears it and then waits out PUSHING),
- * pushes, and stores TRACKED.  The poller, to drop a link, stores IDLE and
- * then re-checks the object (Dekker with the producer's publish/check), so
- * an event is never left untracked.
+ * pushes, and stores TRACKED.  lfp_poll may take the link off the stack
+ * before that store lands, so the poller drops a link only by CAS
+ * TRACKED -> IDLE (L1): a link still PUSHING stays on the poller's list,
+ * where the producer's TRACKED store leaves it consistent.  (A plain IDLE
+ * store there was overwritten by the late TRACKED, and no producer ever
+ * pushed the link again.)  After L1 the poller re-checks the object (L2,
+ * Dekker with the producer's publish and claim), so an event is never left
+ * untracked.
  */
 #ifndef LFPOLL_POLL_H
 #define LFPOLL_POLL_H
@@ -86,6 +91,7 @@ LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
 	 * ps (pairs with lfp_poll_del's D1). */
 	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_PUSHING))
 		return;
+	LFP__SCHED("poll.link.claimed", l);
 	ps = (struct lfp_poll *)lfp__ld_acq_ptr((void *const *)&l->ps);
 	if (!ps) {
 		/* Deleted meanwhile: lfp_poll_del waits for this store. */
@@ -93,11 +99,15 @@ LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
 		return;
 	}
 	top = (struct lfp__poll_link *)lfp__ld_rlx_ptr((void *const *)&ps->ready);
+	/* Treiber push.  The CAS is a full barrier (release for the store of
+	 * next before it on every architecture); lfp_poll's exchange, also a
+	 * full barrier, is its acquire. */
 	do
 		l->next = top;
 	while (!lfp__cas_ptr((void **)&ps->ready, (void **)&top, l));
+	LFP__SCHED("poll.link.pushed", l);
 	/* Release: lfp_poll_del waits for a state other than PUSHING before
-	 * it touches the stack. */
+	 * it touches the stack; lfp_poll's L1 CAS waits for it too. */
 	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
 }
 
@@ -271,6 +281,9 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 		pthread_mutex_unlock(&ps->lock);
 		return -ENOENT;
 	}
+	LFP__SCHED("poll.D1", l);
+	/* Acquire: pairs with the producer's release of TRACKED/IDLE, so its
+	 * push (if any) is visible before we look at the stack. */
 	while (lfp__ld_acq_u32(&l->queued) == LFP__LINK_PUSHING)
 		lfp__cpu_relax();
 	/* No producer can push l any more.  Take it off our list or the
@@ -336,12 +349,24 @@ LFP_INLINE int lfp_poll(struct lfp_poll *ps, void **context, int count)
 			continue;
 		}
 		if (!r) {
-			/* L1: untrack, then L2: re-check after a full barrier
-			 * (pairs with the producer's CAS).  Either the
-			 * producer sees IDLE and pushes, or we see its work.
-			 * Release: our last write of l->next is ordered before
-			 * a producer's push that rewrites it. */
-			lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
+			/* L1: untrack, only from TRACKED: a link we took off
+			 * the stack while its producer is still PUSHING stays
+			 * on our list (the producer's TRACKED store then
+			 * matches it).  Full-barrier CAS: it orders our last
+			 * write of l->next before a producer's push that
+			 * rewrites it, and is the store half of L2's pair. */
+			idle = LFP__LINK_TRACKED;
+			if (LFP__BROKEN("B"))
+				lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
+			else if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_IDLE)) {
+				*wtail = l;
+				wtail = &l->next;
+				continue;
+			}
+			LFP__SCHED("poll.L1", l);
+			/* L2: re-check after a full barrier (pairs with the
+			 * producer's claim CAS).  Either the producer sees
+			 * IDLE and pushes, or we see its work. */
 			lfp__mb();
 			if (!lfp__poll_link_ready(l, 0))
 				continue;
