@@ -600,10 +600,11 @@ Test(cq, sread_rejects_bad_arguments)
 }
 
 /*
- * lfp_cq_signal in one thread.  sread takes the signal count at entry, so a
- * signal sent before the call does not interrupt it: it waits out its
- * timeout (or returns completions).  The cross-thread wake is in
- * stress_sets.c.
+ * lfp_cq_signal in one thread.  As in libfabric, a signal that no sread
+ * has returned for is remembered: the next sread returns -EAGAIN at once
+ * (this is what makes "signal the reader to shut down" race-free), after
+ * the completions already queued.  Several signals before one sread are
+ * one wake.  The cross-thread wake is in stress_sets.c.
  */
 static void signal_before_sread(enum lfp_wait_obj obj)
 {
@@ -615,21 +616,31 @@ static void signal_before_sread(enum lfp_wait_obj obj)
 	cr_assert_eq(lfp_cq_signal(cq), 0);
 	cr_assert_eq(lfp_cq_signal(cq), 0);
 	t0 = now_ms();
+	n = lfp_cq_sread(cq, out, 2, NULL, 5000);
+	dt = now_ms() - t0;
+	cr_assert_eq(n, -EAGAIN, "%zd", n);
+	cr_assert_lt(dt, 2500, "a remembered signal still slept %lld ms", (long long)dt);
+	/* Both signals were returned for: the next sread waits. */
+	t0 = now_ms();
 	n = lfp_cq_sread(cq, out, 2, NULL, 50);
 	dt = now_ms() - t0;
 	cr_assert_eq(n, -EAGAIN, "%zd", n);
-	cr_assert_geq(dt, 50, "an earlier signal cut the wait to %lld ms", (long long)dt);
-	/* The CQ still works after signals. */
+	cr_assert_geq(dt, 50, "a signal already returned for cut the wait to %lld ms",
+	              (long long)dt);
+	/* Queued completions come before a remembered signal. */
 	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
 	cr_assert_eq(lfp_cq_signal(cq), 0);
 	cr_assert_eq(lfp_cq_sread(cq, out, 2, NULL, 1000), 1, "queued entry after a signal");
 	cr_assert_eq(out[0].op_context, (void *)&e);
+	t0 = now_ms();
+	cr_assert_eq(lfp_cq_sread(cq, out, 2, NULL, 5000), -EAGAIN);
+	cr_assert_lt(now_ms() - t0, 2500, "the signal behind the entry was forgotten");
 	cr_assert_eq(lfp_cq_close(cq), 0);
 }
 
-Test(cq, signal_before_sread_does_not_interrupt_fd)         { signal_before_sread(LFP_WAIT_FD); }
-Test(cq, signal_before_sread_does_not_interrupt_mutex_cond) { signal_before_sread(LFP_WAIT_MUTEX_COND); }
-Test(cq, signal_before_sread_does_not_interrupt_yield)      { signal_before_sread(LFP_WAIT_YIELD); }
+Test(cq, signal_before_sread_is_remembered_fd)         { signal_before_sread(LFP_WAIT_FD); }
+Test(cq, signal_before_sread_is_remembered_mutex_cond) { signal_before_sread(LFP_WAIT_MUTEX_COND); }
+Test(cq, signal_before_sread_is_remembered_yield)      { signal_before_sread(LFP_WAIT_YIELD); }
 
 Test(cq, signal_on_none_is_harmless)
 {

@@ -90,6 +90,7 @@ struct lfp_cq {
 	enum lfp_cq_format format;
 	size_t entry_size;
 	uint32_t signals;             /* lfp_cq_signal calls */
+	uint32_t signals_seen;        /* signals some sread has returned for */
 	struct lfp__poll_link link;
 	struct lfp__signal own;
 };
@@ -264,20 +265,28 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 /*
  * Read up to count completions into buf (an array of the CQ's format).
  * Returns how many; -EAGAIN when empty; -LFP_EAVAIL while an error
- * completion is queued (read it with lfp_cq_readerr).
+ * completion is queued (read it with lfp_cq_readerr): no completion is
+ * returned ahead of an error its producer queued before it.
  */
 LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 {
 	size_t n;
+	int why;
 
 	if (!cq || (!buf && count))
 		return -EINVAL;
-	if (lfp__errq_ready(&cq->errq))
-		return -LFP_EAVAIL;
 	if (count == 0)
-		return 0;
-	n = lfp_ring_dequeue_burst(&cq->entries, buf, cq->entry_size, count);
-	return n ? (ssize_t)n : -EAGAIN;
+		return lfp__errq_ready(&cq->errq) ? -LFP_EAVAIL : 0;
+	if (LFP__BROKEN("F") && lfp__errq_ready(&cq->errq))
+		return -LFP_EAVAIL; /* checked before the take: the old order */
+	n = lfp__ring_dequeue_burst_gated(&cq->entries, buf, cq->entry_size, count,
+	                                  &why, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	                                  &cq->errq);
+	if (n)
+		return (ssize_t)n;
+	if (why == LFP__RING_GATED || lfp__errq_ready(&cq->errq))
+		return -LFP_EAVAIL;
+	return -EAGAIN;
 }
 
 /*
@@ -306,20 +315,44 @@ struct lfp__cq_wait {
 	uint32_t signals;
 };
 
+/*
+ * Published completions only: a position a producer claimed and has not
+ * yet published cannot be read, so counting it (as lfp_ring_count does)
+ * made sread spin past its deadline while a producer stalled there.
+ */
 LFP_INLINE int lfp__cq_threshold_ready(void *arg)
 {
 	struct lfp__cq_wait *w = (struct lfp__cq_wait *)arg;
 
-	return lfp_ring_count(&w->cq->entries) >= w->threshold ||
+	if (LFP__BROKEN("C") && lfp_ring_count(&w->cq->entries) >= w->threshold)
+		return 1;
+	return lfp__ring_published(&w->cq->entries, w->threshold) >= w->threshold ||
 	       lfp__errq_ready(&w->cq->errq) ||
 	       lfp__ld_rlx_u32(&w->cq->signals) != w->signals;
+}
+
+/*
+ * Mark lfp_cq_signal calls up to s as returned for.  seen only moves
+ * forward (32-bit serial arithmetic), so a slow thread cannot bring back a
+ * signal another one already returned for.
+ */
+LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint32_t s)
+{
+	uint32_t seen = lfp__ld_rlx_u32(&cq->signals_seen);
+
+	while ((int32_t)(s - seen) > 0 &&
+	       !lfp__cas_u32(&cq->signals_seen, &seen, s))
+		;
 }
 
 /*
  * Blocking read.  cond: NULL, or a const size_t * threshold: wait until at
  * least that many completions (capped at count) are queued.  timeout in ms
  * (< 0 infinite).  Returns as lfp_cq_read; -EAGAIN when the timeout expires
- * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.
+ * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.  A signal
+ * that no sread has returned for yet (it came while nobody waited) makes
+ * the next sread return -EAGAIN without waiting, once the completions
+ * already queued are read.
  */
 LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
                                 const void *cond, int timeout)
@@ -327,7 +360,8 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 	struct lfp__cq_wait w;
 	int64_t deadline;
 	ssize_t ret;
-	int woke = 0;
+	uint32_t now;
+	int woke = 0, remembered;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL;
@@ -339,17 +373,30 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 		w.threshold = 1;
 	if (w.threshold > count)
 		w.threshold = count;
-	w.signals = lfp__ld_rlx_u32(&cq->signals);
+	/* Acquire: pairs with the RMW in lfp_cq_signal (a count only).  A
+	 * signal nobody returned for yet is remembered: it ends this call
+	 * once the completions already queued are read. */
+	w.signals = lfp__ld_acq_u32(&cq->signals);
+	remembered = w.signals != lfp__ld_rlx_u32(&cq->signals_seen) &&
+	             !LFP__BROKEN("E");
 	deadline = lfp__deadline(timeout);
 	for (;;) {
 		if (lfp__errq_ready(&cq->errq))
 			return -LFP_EAVAIL;
-		if (lfp_ring_count(&cq->entries) >= w.threshold) {
+		if (lfp__ring_published(&cq->entries, w.threshold) >= w.threshold ||
+		    (LFP__BROKEN("C") && lfp_ring_count(&cq->entries) >= w.threshold)) {
 			ret = lfp_cq_read(cq, buf, count);
 			if (ret != -EAGAIN)
 				return ret;
 		}
-		if (timeout == 0 || lfp__ld_rlx_u32(&cq->signals) != w.signals)
+		now = lfp__ld_acq_u32(&cq->signals);
+		if (now != w.signals || remembered) {
+			lfp__cq_signal_taken(cq, now);
+			return -EAGAIN;
+		}
+		/* The deadline on every lap, not only in the sleep: work seen
+		 * by the check can be taken by another reader first. */
+		if (timeout == 0 || (lfp__expired(deadline) && !LFP__BROKEN("C")))
 			return -EAGAIN;
 		ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, &w, deadline,
 		                       &woke);
@@ -360,7 +407,10 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 	}
 }
 
-/* Wake threads blocked in lfp_cq_sread on this CQ (they return -EAGAIN). */
+/*
+ * Wake threads blocked in lfp_cq_sread on this CQ (they return -EAGAIN);
+ * with none blocked, the next lfp_cq_sread returns -EAGAIN at once.
+ */
 LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
 {
 	if (!cq)

@@ -79,14 +79,29 @@ struct lfp_eq {
 };
 
 #define LFP__EQ_HDR 8 /* event code + reserved, before the payload */
+/* A slot length no event has (every event carries its header): a position
+ * whose writer found the EQ overrun after claiming it.  Readers skip it. */
+#define LFP__EQ_VOID 0
 #define LFP__EQ_OPEN_FLAGS (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE)
+
+/*
+ * Whether an overrun EQ is drained: no position a writer claimed is still
+ * unpublished.  Called after the overrun flag was seen set; the full barrier
+ * orders that load before the loads of head and tail, the reader's half of
+ * the overrun rule (docs/design.md, "Overrun is final").
+ */
+LFP_INLINE int lfp__eq_drained(struct lfp_eq *eq)
+{
+	lfp__mb();
+	return lfp_ring_count(&eq->events) == 0;
+}
 
 LFP_INLINE int lfp__eq_ready(void *arg)
 {
 	struct lfp_eq *eq = (struct lfp_eq *)arg;
 
 	return lfp__errq_ready(&eq->errq) || lfp__ring_ready(&eq->events) ||
-	       lfp__ld_rlx_u32(&eq->overrun);
+	       (lfp__ld_acq_u32(&eq->overrun) && lfp__eq_drained(eq));
 }
 
 LFP_INLINE int lfp__eq_fid_ready(struct lfp_fid *fid)
@@ -205,8 +220,10 @@ LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
 {
 	if (eq->flags & LFP_EQ_BACKPRESSURE)
 		return -EAGAIN;
-	/* Release: pairs with the acquire in read; only a flag, no data. */
-	lfp__st_rel_u32(&eq->overrun, 1);
+	/* Full-barrier RMW: a writer that claimed after it sees it (the
+	 * writer's re-check in lfp_eq_write), and readers see it before they
+	 * decide the EQ is drained (lfp__eq_drained). */
+	(void)lfp__xchg_u32(&eq->overrun, 1);
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return -LFP_EOVERRUN;
@@ -222,6 +239,7 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
                                 const void *buf, size_t len, uint64_t flags)
 {
 	uint32_t hdr[2];
+	uint64_t pos, *w;
 
 	if (!eq || (!buf && len) || flags)
 		return -EINVAL;
@@ -229,10 +247,29 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 		return -EMSGSIZE;
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
+	if (!lfp__ring_claim1_prod(&eq->events, &pos, &w))
+		return lfp__eq_full(eq);
+	LFP__SCHED("eq.write.claimed", eq);
+	/*
+	 * Overrun is final: a reader that found the overrun EQ drained (no
+	 * claimed position unpublished) must never see an event after it.  A
+	 * writer that claimed after that reader's look sees the flag here
+	 * (our claim CAS and this load against the flag's RMW and the
+	 * reader's loads: docs/design.md) and publishes a void entry, which
+	 * readers skip, instead of its event.
+	 */
+	lfp__mb_after_rmw();
+	if (lfp__ld_acq_u32(&eq->overrun) && !LFP__BROKEN("G")) {
+		lfp__ring_publish(w, pos, LFP__EQ_VOID);
+		if (eq->w.sig)
+			lfp__signal_notify(eq->w.sig);
+		return -LFP_EOVERRUN;
+	}
 	hdr[0] = event;
 	hdr[1] = 0;
-	if (lfp__ring_enqueue2(&eq->events, hdr, sizeof(hdr), buf, len)) /* P1 */
-		return lfp__eq_full(eq);
+	lfp__copy_racy_in(w + 1, hdr, sizeof(hdr));
+	lfp__copy_racy_in((unsigned char *)(w + 1) + sizeof(hdr), buf, len);
+	lfp__ring_publish(w, pos, sizeof(hdr) + len); /* P1 */
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)len;
@@ -281,38 +318,63 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 	size_t n;
 	ssize_t r;
 	unsigned char *d;
-	int big;
+	int why;
 
 	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
 		return -EINVAL;
-	if (lfp__errq_ready(&eq->errq))
-		return -LFP_EAVAIL;
-	if (flags & LFP_PEEK) {
-		r = lfp__ring_peek_split(&eq->events, hdr, sizeof(hdr), buf, len,
-		                         &pos);
-		if (r >= 0) {
+	if (LFP__BROKEN("F") && lfp__errq_ready(&eq->errq))
+		return -LFP_EAVAIL; /* checked before the take: the old order */
+	for (;;) {
+		if (flags & LFP_PEEK) {
+			r = lfp__ring_peek_split(&eq->events, hdr, sizeof(hdr), buf,
+			                         len, &pos);
+			if (r == LFP__EQ_VOID) {
+				/* Skip a void entry; -ESTALE: another
+				 * reader took it.  Either way, look again. */
+				(void)lfp_ring_consume(&eq->events, pos);
+				continue;
+			}
+			/* The error check comes after the peek's acquire of
+			 * the slot word, as the gate does for a read. */
+			if (r >= 0 && lfp__errq_ready(&eq->errq))
+				return -LFP_EAVAIL;
+			if (r >= 0) {
+				*event = hdr[0];
+				return r - LFP__EQ_HDR;
+			}
+			why = r == -LFP_ETOOSMALL ? LFP__RING_TOO_BIG : LFP__RING_EMPTY;
+		} else if (lfp__ring_claim1_cons(&eq->events,
+		                                 LFP__EQ_HDR + (len < eq->entry_size ?
+		                                                len : eq->entry_size),
+		                                 &pos, &w, &word, &why,
+		                                 LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+		                                 &eq->errq)) {
+			n = (uint32_t)word;
+			if (n == LFP__EQ_VOID) {
+				lfp__ring_free(&eq->events, w, pos);
+				continue;
+			}
+			d = (unsigned char *)(w + 1);
+			memcpy(hdr, d, sizeof(hdr));
+			if (n > LFP__EQ_HDR && buf) /* buf is non-NULL when n fits */
+				memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
+			lfp__ring_free(&eq->events, w, pos);
 			*event = hdr[0];
-			return r - LFP__EQ_HDR;
+			return (ssize_t)(n - LFP__EQ_HDR);
 		}
-	} else if (lfp__ring_claim1_cons(&eq->events,
-	                                 LFP__EQ_HDR + (len < eq->entry_size ?
-	                                                len : eq->entry_size),
-	                                 &pos, &w, &word, &big)) {
-		d = (unsigned char *)(w + 1);
-		n = (uint32_t)word;
-		memcpy(hdr, d, sizeof(hdr));
-		if (n > LFP__EQ_HDR && buf) /* buf is non-NULL when n fits */
-			memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
-		lfp__ring_free(&eq->events, w, pos);
-		*event = hdr[0];
-		return (ssize_t)(n - LFP__EQ_HDR);
-	} else {
-		r = big ? -LFP_ETOOSMALL : -EAGAIN;
+		break;
 	}
-	/* Acquire: pairs with the release in lfp__eq_full (a flag only). */
-	if (r == -EAGAIN && lfp__ld_acq_u32(&eq->overrun))
+	if (why == LFP__RING_GATED || lfp__errq_ready(&eq->errq))
+		return -LFP_EAVAIL; /* an error is queued: it goes first */
+	if (why == LFP__RING_TOO_BIG)
+		return -LFP_ETOOSMALL;
+	/* Empty.  After an overrun, -LFP_EAVAIL once no claimed position is
+	 * still to be published (a write in flight from before the overrun
+	 * is still a valid event).  Acquire: pairs with lfp__eq_full's RMW. */
+	if (lfp__ld_acq_u32(&eq->overrun) &&
+	    (LFP__BROKEN("G") || lfp__eq_drained(eq)))
 		return -LFP_EAVAIL;
-	return r;
+	return -EAGAIN;
 }
 
 /*
@@ -373,7 +435,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 	deadline = lfp__deadline(timeout);
 	for (;;) {
 		ret = lfp_eq_read(eq, event, buf, len, flags);
-		if (ret != -EAGAIN || timeout == 0)
+		if (ret != -EAGAIN || timeout == 0 || lfp__expired(deadline))
 			return ret;
 		ret = lfp__signal_wait(eq->w.sig, lfp__eq_ready, eq, deadline, &woke);
 		if (ret == -ETIMEDOUT)

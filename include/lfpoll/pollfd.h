@@ -95,6 +95,7 @@ LFP_INLINE void lfp__pollfds_write_begin(struct lfp_pollfds *set)
 	 * the reader's acquire fence, F2). */
 	lfp__st_rlx_u64(&set->seq, set->seq + 1);
 	lfp__fence_rel();
+	LFP__SCHED("pollfd.write", set);
 }
 
 LFP_INLINE void lfp__pollfds_write_end(struct lfp_pollfds *set)

@@ -224,6 +224,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
 		if (lfp__cas_u64(&r->head, &pos, pos + k))
 			break;
 	}
+	LFP__SCHED("ring.prod.claimed", r);
 	/* R6: pairs with R5 in peek.  A peeking reader that copied any byte we
 	 * are about to write must, after its acquire fence, also see the
 	 * slot word that R2 read, so its re-check fails. */
@@ -232,21 +233,32 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
 	return k;
 }
 
+/* Why a consumer's claim returned 0 (its *why). */
+enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED };
+
 /*
  * Claim up to n consecutive published positions from tail whose entries fit
- * in cap bytes.  Returns the number claimed; 0 with *too_big set when the head
- * entry is longer than cap (it stays queued).
+ * in cap bytes.  Returns the number claimed; 0 with *why set to
+ * LFP__RING_TOO_BIG when the head entry is longer than cap (it stays
+ * queued), LFP__RING_GATED when gate(garg) said no, else LFP__RING_EMPTY.
+ *
+ * gate (NULL: none) runs after the entries' slot words were read with
+ * acquire (R3) and before the claim: what was visible to their producers
+ * when they published is visible to it.  The EQ and CQ pass their error
+ * check, so an event never overtakes an error queued before it.
  */
 LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
                                              size_t cap, uint64_t *first,
-                                             int *too_big)
+                                             int *too_big,
+                                             int (*gate)(const void *),
+                                             const void *garg)
 {
 	uint64_t pos, word;
 	size_t k;
 	int32_t dif = 0;
 	int big;
 
-	*too_big = 0;
+	*too_big = LFP__RING_EMPTY;
 	if (n == 0)
 		return 0;
 	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
@@ -270,7 +282,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 				 * after R3 (acquire), so the length we read was
 				 * this entry's while nobody had taken it. */
 				if (lfp__ld_rlx_u64(&r->tail) == pos) {
-					*too_big = 1;
+					*too_big = LFP__RING_TOO_BIG;
 					return 0;
 				}
 			} else if (dif < 0) {
@@ -278,6 +290,11 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 			}
 			pos = lfp__ld_rlx_u64(&r->tail);
 			continue;
+		}
+		LFP__SCHED("ring.cons.acquired", r);
+		if (gate && gate(garg)) {
+			*too_big = LFP__RING_GATED;
+			return 0;
 		}
 		if (lfp__cas_u64(&r->tail, &pos, pos + k))
 			break;
@@ -321,6 +338,7 @@ LFP_FORCE_INLINE int lfp__ring_claim1_prod(struct lfp_ring *r, uint64_t *posp,
 			pos = lfp__ld_rlx_u64(&r->head);
 		}
 	}
+	LFP__SCHED("ring.prod.claimed", r);
 	lfp__fence_rel(); /* R6, as in lfp__ring_claim_prod */
 	*posp = pos;
 	*wp = w;
@@ -328,17 +346,20 @@ LFP_FORCE_INLINE int lfp__ring_claim1_prod(struct lfp_ring *r, uint64_t *posp,
 }
 
 /* The consumer's also returns the slot word read before the claim, whose low
- * half is the entry's length (the slot cannot change while claimed). */
+ * half is the entry's length (the slot cannot change while claimed); why and
+ * gate as in lfp__ring_claim_cons. */
 LFP_FORCE_INLINE int lfp__ring_claim1_cons(struct lfp_ring *r, size_t cap,
                                            uint64_t *posp, uint64_t **wp,
-                                           uint64_t *wordp, int *too_big)
+                                           uint64_t *wordp, int *too_big,
+                                           int (*gate)(const void *),
+                                           const void *garg)
 {
 	unsigned char *slots = r->slots;
 	uint64_t mask = r->mask, pos, word, *w;
 	size_t stride = r->stride;
 	int32_t dif;
 
-	*too_big = 0;
+	*too_big = LFP__RING_EMPTY;
 	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
 	for (;;) {
 		w = (uint64_t *)(void *)(slots + (size_t)(pos & mask) * stride);
@@ -347,6 +368,11 @@ LFP_FORCE_INLINE int lfp__ring_claim1_cons(struct lfp_ring *r, size_t cap,
 		if (dif < 0)
 			return 0; /* empty */
 		if (dif == 0 && (uint32_t)word <= cap) {
+			LFP__SCHED("ring.cons.acquired", r);
+			if (gate && gate(garg)) {
+				*too_big = LFP__RING_GATED;
+				return 0;
+			}
 			if (lfp__cas_u64(&r->tail, &pos, pos + 1))
 				break;
 			continue;
@@ -354,7 +380,7 @@ LFP_FORCE_INLINE int lfp__ring_claim1_cons(struct lfp_ring *r, size_t cap,
 		/* Too long for cap: reported only while pos is still the
 		 * head, as in lfp__ring_claim_cons. */
 		if (dif == 0 && lfp__ld_rlx_u64(&r->tail) == pos) {
-			*too_big = 1;
+			*too_big = LFP__RING_TOO_BIG;
 			return 0;
 		}
 		pos = lfp__ld_rlx_u64(&r->tail);
@@ -448,7 +474,7 @@ LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
 	uint64_t pos, word, *w;
 	int big;
 
-	if (!lfp__ring_claim1_cons(r, cap, &pos, &w, &word, &big))
+	if (!lfp__ring_claim1_cons(r, cap, &pos, &w, &word, &big, NULL, NULL))
 		return big ? -LFP_ETOOSMALL : -EAGAIN;
 	return (ssize_t)lfp__ring_drain(r, w, pos, word, dst, cap);
 }
@@ -489,6 +515,12 @@ LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 			return -EAGAIN;
 		if (dif == 0) {
 			len = (uint32_t)word;
+			if (len == 0) {
+				/* Nothing to copy (for the EQ, a void
+				 * entry): the slot word alone is the entry. */
+				*ticket = pos;
+				return 0;
+			}
 			if (len < n1 || len - n1 > cap2) {
 				if (lfp__ld_rlx_u64(&r->tail) == pos)
 					return -LFP_ETOOSMALL;
@@ -536,6 +568,26 @@ LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
 }
 
 /*
+ * How many entries from the head on are published, counting up to limit: a
+ * snapshot for thresholds.  Unlike lfp_ring_count it does not count
+ * positions that producers claimed and have not yet published, which no
+ * read can take (a blocking read that counted them would spin, not sleep,
+ * while a producer is stalled between its claim and its publish).
+ */
+LFP_INLINE size_t lfp__ring_published(const struct lfp_ring *r, size_t limit)
+{
+	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
+	size_t k;
+
+	/* R3 per slot, as in lfp__ring_ready. */
+	for (k = 0; k < limit; k++)
+		if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_word(r, pos + k)),
+		                  pos + k + 1) != 0)
+			break;
+	return k;
+}
+
+/*
  * Consume the entry a peek returned.  0 once; -ESTALE when it was already
  * consumed (by this ticket or by another consumer).
  */
@@ -576,19 +628,29 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
 	return k;
 }
 
-LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
-                                                size_t len_each, size_t n)
+LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst_gated(struct lfp_ring *r,
+                                                      void *dst, size_t len_each,
+                                                      size_t n, int *why,
+                                                      int (*gate)(const void *),
+                                                      const void *garg)
 {
 	unsigned char *d = (unsigned char *)dst;
 	uint64_t pos = 0;
 	size_t k, i;
-	int big;
 
-	k = lfp__ring_claim_cons(r, n, len_each, &pos, &big);
+	k = lfp__ring_claim_cons(r, n, len_each, &pos, why, gate, garg);
 	for (i = 0; i < k; i++)
 		lfp__ring_drain_at(r, pos + i, len_each ? d + i * len_each : d,
 		                   len_each);
 	return k;
+}
+
+LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                                size_t len_each, size_t n)
+{
+	int why;
+
+	return lfp__ring_dequeue_burst_gated(r, dst, len_each, n, &why, NULL, NULL);
 }
 
 /*

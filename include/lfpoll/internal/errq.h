@@ -24,6 +24,10 @@ struct lfp__errq {
 	pthread_mutex_t lock;         /* readers only: guards scratch */
 	unsigned char *scratch;       /* queue-owned err_data */
 	size_t data_max;
+	/* Under lock: a read returned the synthetic entry (the EQ's
+	 * overrun); from then on every read returns it, so no error queued
+	 * by a writer that raced the overrun comes out after it. */
+	int final;
 };
 
 LFP_INLINE size_t lfp__errq_memsize(size_t capacity, size_t entry_size,
@@ -78,6 +82,17 @@ LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
 }
 
 /*
+ * The gate an EQ or CQ passes to its event ring's claim: no event is taken
+ * while an error is queued.  It runs after the event's slot word was read
+ * with acquire, so an error its producer queued before publishing the event
+ * is seen (docs/design.md, "Errors before events").
+ */
+LFP_INLINE int lfp__errq_gate(const void *q)
+{
+	return lfp__errq_ready((const struct lfp__errq *)q);
+}
+
+/*
  * Read (or with LFP_PEEK copy) the head entry into buf, entry_size bytes,
  * whose err_data / err_data_size fields are at *data / *data_size.  With
  * fill != NULL and an empty queue, fill(buf) supplies a synthetic entry
@@ -96,13 +111,15 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	int big;
 
 	pthread_mutex_lock(&q->lock);
-	if (flags & LFP_PEEK) {
+	if (q->final) {
+		r = -EAGAIN; /* only the synthetic entry from now on */
+	} else if (flags & LFP_PEEK) {
 		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
 		                         q->data_max, &pos);
 		if (r >= 0)
 			dlen = (size_t)r - entry_size;
 	} else if (lfp__ring_claim1_cons(&q->ring, (size_t)-1, &pos, &w, &word,
-	                                 &big)) {
+	                                 &big, NULL, NULL)) {
 		d = (unsigned char *)(w + 1);
 		n = (uint32_t)word;
 		memcpy(buf, d, entry_size);
@@ -115,8 +132,11 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		r = -EAGAIN;
 	}
 	/* Nothing queued (peek or not): the caller's synthetic entry. */
-	if (r == -EAGAIN && fill && fill(buf, arg))
+	if (r == -EAGAIN && fill && fill(buf, arg)) {
 		r = 0;
+		if (!(flags & LFP_PEEK))
+			q->final = 1;
+	}
 	if (r >= 0) {
 		if (user) {
 			n = dlen < user_size ? dlen : user_size;
