@@ -548,8 +548,14 @@ static int vasync_trywait(struct lfp_fid *fid)
 {
 	struct vasync *a = (struct vasync *)(void *)fid;
 	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
+	int pending;
 
-	if (a->have_pending)
+	/* Under the lock that progress writes it under (a data race
+	 * otherwise; make check SANITIZE=thread drives the two together). */
+	pthread_mutex_lock(&a->lock);
+	pending = a->have_pending;
+	pthread_mutex_unlock(&a->lock);
+	if (pending)
 		return -EAGAIN;
 	return poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
 }
