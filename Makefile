@@ -1,13 +1,23 @@
 # lfpoll: plain GNU make, no configure step.
 #
-#   make [all]            build the verbs binding, examples and benchmarks
-#   make check            header compile tests, Criterion suites, stress tests
+#   make [all]            build the verbs binding (.so and .a), the .pc files
+#                         and the examples
+#   make check            header compile tests, Criterion suites, stress tests,
+#                         the installed tree and the man pages (tests/install/)
 #   make check SANITIZE=address   the same under ASan+UBSan
 #   make check SANITIZE=thread    the stress programs under TSan (Criterion
 #                                 cannot start under TSan; see README)
 #   make bench            every benchmark side by side with its peers
-#   make install / uninstall / clean / docs
+#   make install / uninstall / clean
+#   make docs             regenerate the committed roff pages docs/man/*.3
+#                         from docs/man/*.3.md (needs pandoc; install does not)
 #   V=1                   show the commands
+#   NO_INSTALL=1          never install missing packages (as LFP_NO_INSTALL=1
+#                         in the environment): scripts/ensure-deps only says
+#                         what is missing
+
+# The first target in this file would otherwise be the default goal.
+.DEFAULT_GOAL := all
 
 PREFIX     ?= /usr/local
 includedir ?= $(PREFIX)/include
@@ -15,6 +25,8 @@ libdir     ?= $(PREFIX)/lib
 mandir     ?= $(PREFIX)/share/man
 pkgconfigdir ?= $(libdir)/pkgconfig
 DESTDIR    ?=
+# run after an install as root without DESTDIR, so the loader finds the binding
+LDCONFIG   ?= ldconfig
 
 VERSION    := 0.1.0
 
@@ -56,6 +68,10 @@ else
 endif
 
 HEADERS    := $(wildcard include/lfpoll/*.h)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLES     := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
+CXX_EXAMPLE_SRCS := $(wildcard examples/*.cpp)
+CXX_EXAMPLES := $(patsubst examples/%.cpp,$(B)/examples/%,$(CXX_EXAMPLE_SRCS))
 INTERNAL   := $(wildcard include/lfpoll/internal/*.h)
 
 # Debian packages each job needs (scripts/ensure-deps installs what is missing).
@@ -63,7 +79,9 @@ DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev \
               libibverbs-dev ibverbs-providers
 DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config \
               libibverbs-dev ibverbs-providers
-ENSURE     := sh scripts/ensure-deps
+# g++ and man-db for the C++ example and the installed man pages (tests/install/).
+DEPS_CHECK += g++ man-db
+ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )sh scripts/ensure-deps
 
 # ---------------------------------------------------------------- tests
 TEST_SRCS   := $(wildcard tests/test_*.c)
@@ -153,9 +171,9 @@ $(B)/compile/verbs.cxx.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(I
 		-c tests/compile/one_header.c -o $@
 
 .PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
-	install uninstall clean docs stress model
+	install uninstall clean docs stress model check-build check-install check-docs check-cxx check-cxx-build check-repo FORCE
 
-all: $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(VERBS_SO) $(VERBS_A)
+all: $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(VERBS_SO) $(VERBS_A) $(EXAMPLES) $(CXX_EXAMPLES)
 
 check-deps:
 	@$(ENSURE) $(DEPS_CHECK)
@@ -174,10 +192,8 @@ check-run: $(TESTS) $(STRESSES)
 	@sh tests/run-tests $(TESTS) $(STRESSES)
 endif
 
-# Examples are compiled by check so they never rot; the verbs ones link the
-# binding.
-EXAMPLE_SRCS := $(wildcard examples/*.c)
-EXAMPLES     := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
+# Examples are compiled by all and check so they never rot; the verbs ones
+# link the binding. (EXAMPLES is set near the top: all names it.)
 
 $(B)/examples/verbs_%: examples/verbs_%.c $(VERBS_A) $(VERBS_HDR)
 	@mkdir -p $(dir $@)
@@ -189,8 +205,63 @@ $(B)/examples/%: examples/%.c
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
-check: check-deps
-	@$(MAKE) --no-print-directory check-compile $(EXAMPLES)
+$(B)/examples/%: examples/%.cpp
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$@)
+	$(Q)$(CXX) $(CXXFLAGS) $< -o $@ $(LDFLAGS)
+
+# The C++ examples with both C++ compilers, as a user would build them
+# (C++11, -Wall -Wextra -Werror), and run.
+CXX_CHECK_FLAGS := -std=c++11 -O2 -Wall -Wextra -Werror -Iinclude $(CK_CFLAGS) -pthread
+CXX_CHECKS := $(foreach c,g++ clang++,$(patsubst examples/%.cpp,$(B)/examples/%.$(c),$(CXX_EXAMPLE_SRCS)))
+
+define cxx_check_rule
+$(B)/examples/%.$(1): examples/%.cpp $(HEADERS) $(INTERNAL)
+	@mkdir -p $$(dir $$@)
+	$$(call say,$(1),$$@)
+	$$(Q)$(1) $$(CXX_CHECK_FLAGS) $$< -o $$@.tmp -pthread
+	$$(Q)./$$@.tmp >/dev/null || { echo "$$@: exit $$$$?" >&2; rm -f $$@.tmp; exit 1; }
+	$$(Q)mv $$@.tmp $$@
+endef
+$(foreach c,g++ clang++,$(eval $(call cxx_check_rule,$(c))))
+
+check-cxx: check-deps
+	@$(MAKE) --no-print-directory check-cxx-build
+
+check-cxx-build: $(CXX_CHECKS)
+	@:
+
+# tests/install/run: make install (DESTDIR and PREFIX forms), then every
+# compile command of the README and the man pages against the installed tree
+# only, the programs run, man finds each function, uninstall leaves nothing.
+# tests/install/docs: the committed roff pages match their .md (with pandoc)
+# and every public function has a page or a link page.
+check-install: check-deps
+	@$(MAKE) --no-print-directory all
+	@MAKE='$(MAKE)' sh tests/install/run '$(B)'
+
+check-docs:
+	@sh tests/install/docs
+
+# tests/install/repo: plain make builds all; the README's first lines and
+# example; ensure-deps without dpkg and its one-line report; bench/run writes
+# into an ignored folder and draws its plots.
+# (after check-install: both build all in $(B), which must not race under -j)
+check-repo: check-deps check-install
+	@$(MAKE) --no-print-directory all
+	@MAKE='$(MAKE)' sh tests/install/repo '$(B)'
+
+# Built with the sanitizer flags, the binding and examples would not link into
+# an ordinary program: the installed-tree checks run in the plain build only.
+ifeq ($(SANITIZE),)
+CHECK_MORE := check-docs check-cxx check-install check-repo
+endif
+
+check-build: check-compile $(EXAMPLES) $(CXX_EXAMPLES)
+	@:
+
+check: check-deps $(CHECK_MORE)
+	@$(MAKE) --no-print-directory check-build
 	@$(MAKE) --no-print-directory check-run
 
 # Model-check the trywait protocol with spin: the protocol must verify and
@@ -224,9 +295,11 @@ $(B)/bench/%: bench/%.c bench/harness.c bench/harness.h $(HEADERS) $(INTERNAL)
 bench-deps:
 	@$(ENSURE) $(DEPS_BENCH)
 
+# Results and plots go to $(B)/bench-results/, never into the tracked tree;
+# docs/performance.md holds the reference figures.
 bench: bench-deps
 	@$(MAKE) --no-print-directory $(BENCHES)
-	@sh bench/run $(BENCHES)
+	@BENCH_OUT=$(B)/bench-results sh bench/run $(BENCHES)
 
 # Instructions per item from callgrind, on a -march=x86-64-v2 build
 # (valgrind 3.19 cannot decode AVX-512).
@@ -236,21 +309,35 @@ bench-instr: bench-deps
 	@sh scripts/bench-instr $(patsubst $(B)/%,build/instr/%,$(BENCHES))
 
 # ---------------------------------------------------------------- install
-$(B)/%.pc: %.pc.in Makefile
+# The .pc files name the install's own directories (never DESTDIR). They
+# depend on a stamp holding those directories, rewritten only when they
+# change, so `make && make install PREFIX=/x` regenerates them.
+PC_VARS := prefix=$(PREFIX) includedir=$(includedir) libdir=$(libdir) version=$(VERSION)
+
+$(B)/pc.vars: FORCE
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(PC_VARS)' ]; then echo '$(PC_VARS)' > $@; fi
+
+$(B)/%.pc: %.pc.in $(B)/pc.vars
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@includedir@|$(includedir)|g' \
 		-e 's|@libdir@|$(libdir)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-MAN_SRCS := $(wildcard docs/man/*.md)
-MANS     := $(patsubst docs/man/%.md,$(B)/man/%,$(MAN_SRCS))
+# Man pages: the roff pages docs/man/*.3 are generated from docs/man/*.3.md
+# by `make docs` and committed, so install needs no pandoc; check-docs keeps
+# them in sync. One link page (".so man3/PAGE.3") per name in each page's
+# NAME section is written at install time (scripts/man-names): the NAME
+# section is their only source, and there is nothing else to keep in sync.
+MAN_SRCS := $(wildcard docs/man/*.3.md)
+MANS     := $(MAN_SRCS:.md=)
 
-$(B)/man/%: docs/man/%.md
-	@mkdir -p $(dir $@)
-	$(call say,MAN,$@)
-	$(Q)pandoc -s -t man $< -o $@
-
-docs: $(MANS)
+docs:
+	@command -v pandoc >/dev/null 2>&1 || { echo "make docs: pandoc not found (Debian: apt-get install pandoc)" >&2; exit 1; }
+	@for md in $(MAN_SRCS); do \
+		printf '  %-6s %s\n' MAN $${md%.md}; \
+		sh scripts/man-gen $$md > $${md%.md}.tmp && mv $${md%.md}.tmp $${md%.md} || exit 1; \
+	done
 
 install: all
 	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(libdir)
@@ -261,16 +348,22 @@ install: all
 	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/$(VERBS_SONAME)
 	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/liblfpoll_verbs.so
 	install -m 644 $(VERBS_A) $(DESTDIR)$(libdir)/
-	@if [ -n "$(MANS)" ] && command -v pandoc >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory docs && \
-		install -d $(DESTDIR)$(mandir)/man3 && \
-		install -m 644 $(MANS) $(DESTDIR)$(mandir)/man3/; fi
+	install -d $(DESTDIR)$(mandir)/man3
+	install -m 644 $(MANS) $(DESTDIR)$(mandir)/man3/
+	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
+		[ "$$name" = "$$page" ] && continue; \
+		printf '.so man3/%s.3\n' "$$page" > '$(DESTDIR)$(mandir)/man3/'"$$name.3" || exit 1; \
+	done
+	@echo "installed $(words $(MANS)) man pages and their links in $(DESTDIR)$(mandir)/man3"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then $(LDCONFIG); fi
 
 uninstall:
 	rm -rf $(DESTDIR)$(includedir)/lfpoll
 	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/lfpoll-verbs.pc
 	rm -f $(DESTDIR)$(libdir)/liblfpoll_verbs.*
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MANS)))
+	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
+		rm -f '$(DESTDIR)$(mandir)/man3/'"$$name.3"; done
 
 clean:
 	rm -rf build build-address build-thread
