@@ -244,7 +244,7 @@ Test(cq, empty_read_is_eagain)
 
 	cr_assert_eq(lfp_cq_read(cq, &e, 1), -EAGAIN);
 	cr_assert_eq(lfp_cq_read(cq, &e, 16), -EAGAIN);
-	cr_assert_eq(lfp_cq_read(cq, NULL, 0), 0, "count 0 reads nothing");
+	cr_assert_eq(lfp_cq_read(cq, NULL, 0), -EINVAL, "count 0: as write and sread");
 	cr_assert_eq(lfp_cq_read(cq, NULL, 1), -EINVAL);
 	cr_assert_eq(lfp_cq_write(cq, NULL, 1), -EINVAL);
 	cr_assert_eq(lfp_cq_write(cq, &e, 0), -EINVAL);
@@ -368,18 +368,29 @@ Test(cq, error_blocks_reads_until_readerr)
 	cr_assert(memcmp(r.err_data, blob, sizeof(blob)) == 0);
 	cr_assert_eq(lfp_cq_read(cq, out, 1), -LFP_EAVAIL, "a peek consumed the error");
 
-	/* Consume it into a short caller buffer: truncated copy. */
+	/* A caller buffer too short for the data: -LFP_ETOOSMALL, nothing is
+	 * cut short or lost, and err_data_size says what is needed.  Then
+	 * consume it into a buffer that fits. */
 	{
-		char small[5];
+		char small[5], fits[sizeof(blob)];
 
 		memset(&r, 0, sizeof(r));
 		r.err_data = small;
 		r.err_data_size = sizeof(small);
+		cr_assert_eq(lfp_cq_readerr(cq, &r, 0), -LFP_ETOOSMALL);
+		cr_assert_eq(r.err_data_size, sizeof(blob), "the size needed");
+		r.err_data_size = sizeof(small);
+		cr_assert_eq(lfp_cq_readerr(cq, &r, LFP_PEEK), -LFP_ETOOSMALL,
+		             "a short buffer is refused by a peek too");
+		cr_assert_eq(lfp_cq_read(cq, out, 1), -LFP_EAVAIL, "the error stays");
+		memset(&r, 0, sizeof(r));
+		r.err_data = fits;
+		r.err_data_size = sizeof(fits);
 		cr_assert_eq(lfp_cq_readerr(cq, &r, 0), (ssize_t)sizeof(r));
 		check_err_fields(&r, 1);
-		cr_assert_eq(r.err_data, (void *)small, "caller's buffer is kept");
-		cr_assert_eq(r.err_data_size, sizeof(small));
-		cr_assert(memcmp(small, blob, sizeof(small)) == 0);
+		cr_assert_eq(r.err_data, (void *)fits, "caller's buffer is kept");
+		cr_assert_eq(r.err_data_size, sizeof(blob));
+		cr_assert(memcmp(fits, blob, sizeof(blob)) == 0);
 	}
 	memset(&r, 0, sizeof(r));
 	cr_assert_eq(lfp_cq_readerr(cq, &r, 0), -EAGAIN, "error queue empty");

@@ -101,6 +101,7 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 
 	if (!cp)
 		return -EINVAL;
+	*cp = NULL; /* written on every path (see lfp__neg_errno) */
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
@@ -135,15 +136,27 @@ LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
 	return 0;
 }
 
-/* The values (0 for a NULL counter). */
+/*
+ * The values.  A NULL counter reads 0 with errno set to EINVAL (the value
+ * itself cannot carry an error, as in fi_cntr_read).
+ */
 LFP_INLINE uint64_t lfp_cntr_read(struct lfp_cntr *c)
 {
-	return c ? lfp__ld_acq_u64(&c->value) : 0;
+	if (!c) {
+		errno = EINVAL;
+		return 0;
+	}
+	/* Acquire: pairs with the completion side's RMW on value. */
+	return lfp__ld_acq_u64(&c->value);
 }
 
 LFP_INLINE uint64_t lfp_cntr_readerr(struct lfp_cntr *c)
 {
-	return c ? lfp__ld_acq_u64(&c->err) : 0;
+	if (!c) {
+		errno = EINVAL;
+		return 0;
+	}
+	return lfp__ld_acq_u64(&c->err); /* as lfp_cntr_read */
 }
 
 /* Completion side: an event.  The RMWs are P1 (publish) of signal.h. */

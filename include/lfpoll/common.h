@@ -30,6 +30,16 @@
 #include <string.h>
 #include <sys/types.h>
 
+/*
+ * Under a strict -std=c11 with a system header included before this one, the
+ * C library has already hidden the POSIX calls lfpoll needs (posix_memalign,
+ * clock_gettime, eventfd...), and the define above comes too late.  glibc
+ * shows it with __USE_XOPEN2K; stop here with the fix, not deep in ring.h.
+ */
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K)
+#  error "lfpoll needs POSIX.1-2008: include an lfpoll header before any system header, or compile with -std=gnu11 or -D_POSIX_C_SOURCE=200809L"
+#endif
+
 #ifndef LFP_INLINE
 /* Every lfpoll call is static inline; override to add attributes. */
 #  define LFP_INLINE static inline
@@ -54,6 +64,16 @@ extern "C" {
  * an adjacent-line prefetch pair. */
 #define LFP_CACHELINE      64
 #define LFP_CACHELINE_PAIR 128
+
+/*
+ * A failed system call's error as a negative errno, never 0: a failure path
+ * that could return 0 lets the compiler assume success without the output
+ * written ("may be used uninitialized" in correct callers at -O2).
+ */
+LFP_INLINE int lfp__neg_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */

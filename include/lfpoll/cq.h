@@ -162,6 +162,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 
 	if (!cqp)
 		return -EINVAL;
+	*cqp = NULL; /* written on every path (see lfp__neg_errno) */
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
@@ -273,10 +274,8 @@ LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 	size_t n;
 	int why;
 
-	if (!cq || (!buf && count))
-		return -EINVAL;
-	if (count == 0)
-		return lfp__errq_ready(&cq->errq) ? -LFP_EAVAIL : 0;
+	if (!cq || !buf || count == 0)
+		return -EINVAL; /* count 0: as lfp_cq_write and lfp_cq_sread */
 	if (LFP__BROKEN("F") && lfp__errq_ready(&cq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
 	n = lfp__ring_dequeue_burst_gated(&cq->entries, buf, cq->entry_size, count,
@@ -290,21 +289,26 @@ LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 }
 
 /*
- * Read one error completion; err_data rules as lfp_eq_readerr.  Returns
+ * Read one error completion; err_data rules as lfp_eq_readerr (a buffer too
+ * small for the data: -LFP_ETOOSMALL, the entry stays).  Returns
  * sizeof(*buf) or -EAGAIN.  Honours LFP_PEEK.
  */
 LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *buf,
                                   uint64_t flags)
 {
 	struct lfp_cq_err_entry e;
+	ssize_t r;
 
 	if (!cq || !buf || (flags & ~LFP_PEEK) || (buf->err_data_size && !buf->err_data))
 		return -EINVAL;
 	e.err_data = buf->err_data;
 	e.err_data_size = buf->err_data_size;
-	if (lfp__errq_read(&cq->errq, &e, sizeof(e), &e.err_data,
-	                   &e.err_data_size, flags, NULL, NULL) < 0)
-		return -EAGAIN;
+	r = lfp__errq_read(&cq->errq, &e, sizeof(e), &e.err_data,
+	                   &e.err_data_size, flags, NULL, NULL);
+	if (r == -LFP_ETOOSMALL)
+		buf->err_data_size = e.err_data_size; /* what it needs */
+	if (r < 0)
+		return r;
 	*buf = e;
 	return (ssize_t)sizeof(e);
 }

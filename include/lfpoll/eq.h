@@ -17,6 +17,8 @@
 #include "wait.h"
 #include "internal/errq.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -155,6 +157,7 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 
 	if (!eqp)
 		return -EINVAL;
+	*eqp = NULL; /* written on every path (see lfp__neg_errno) */
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
@@ -377,14 +380,8 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 	return -EAGAIN;
 }
 
-/*
- * Read one error entry into *buf; returns sizeof(*buf) or -EAGAIN.  If
- * buf->err_data_size > 0 on input, up to that many bytes of error data are
- * copied to buf->err_data and err_data_size is set to the bytes copied;
- * otherwise err_data points at EQ-owned memory valid until the next readerr
- * on this EQ.  After an overrun (and once queued errors are read) every
- * readerr returns an entry with err = LFP_EOVERRUN.  Honours LFP_PEEK.
- */
+/* The synthetic entry every readerr returns once the queued errors of an
+ * overrun EQ are read. */
 LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
 {
 	struct lfp_eq_err_entry *e = (struct lfp_eq_err_entry *)buf;
@@ -400,18 +397,32 @@ LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
 	return 1;
 }
 
+/*
+ * Read one error entry into *buf; returns sizeof(*buf) or -EAGAIN.  If
+ * buf->err_data_size > 0 on input, the error data is copied to buf->err_data
+ * and err_data_size is set to the bytes copied; when the buffer is too small
+ * the call fails with -LFP_ETOOSMALL, the entry stays queued, and
+ * err_data_size is set to the size needed.  With err_data_size 0, err_data
+ * points at EQ-owned memory valid until the next readerr on this EQ.  After
+ * an overrun (and once queued errors are read) every readerr returns an
+ * entry with err = LFP_EOVERRUN, and keeps doing so.  Honours LFP_PEEK.
+ */
 LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *buf,
                                   uint64_t flags)
 {
 	struct lfp_eq_err_entry e;
+	ssize_t r;
 
 	if (!eq || !buf || (flags & ~LFP_PEEK) || (buf->err_data_size && !buf->err_data))
 		return -EINVAL;
 	e.err_data = buf->err_data;
 	e.err_data_size = buf->err_data_size;
-	if (lfp__errq_read(&eq->errq, &e, sizeof(e), &e.err_data, &e.err_data_size,
-	                   flags, lfp__eq_overrun_entry, eq) < 0)
-		return -EAGAIN;
+	r = lfp__errq_read(&eq->errq, &e, sizeof(e), &e.err_data, &e.err_data_size,
+	                   flags, lfp__eq_overrun_entry, eq);
+	if (r == -LFP_ETOOSMALL)
+		buf->err_data_size = e.err_data_size; /* what it needs */
+	if (r < 0)
+		return r;
 	*buf = e;
 	return (ssize_t)sizeof(e);
 }
@@ -447,20 +458,27 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 
 /*
  * A printable description of a provider error: the binding's name for it
- * when one is set, else the errno text.  Copied into buf when buf and len
- * are given (always terminated); the return value is never NULL.
+ * when one is set.  Without a binding prov_errno has no meaning lfpoll knows
+ * (it is the provider's, not an errno): "provider error N" in buf, or that
+ * text without the number when no buf is given.  Copied into buf when buf
+ * and len are given (always terminated); the return value is never NULL.
  */
 LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
                                        const void *err_data, char *buf,
                                        size_t len)
 {
+	char num[48];
 	const char *s;
 	size_t n;
 
-	if (eq && eq->prov_strerror)
+	if (eq && eq->prov_strerror) {
 		s = eq->prov_strerror(prov_errno, err_data);
-	else
-		s = lfp_strerror(prov_errno);
+	} else if (buf && len) {
+		snprintf(num, sizeof(num), "provider error %d", prov_errno);
+		s = num; /* copied, possibly cut short, below */
+	} else {
+		s = "provider error (no binding to name it)";
+	}
 	if (buf && len) {
 		n = strlen(s);
 		if (n >= len)

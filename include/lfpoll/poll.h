@@ -162,7 +162,10 @@ LFP_INLINE int lfp_poll_open(const struct lfp_poll_attr *attr,
 	struct lfp_poll *ps;
 	void *p;
 
-	if (!psp || (attr && attr->flags))
+	if (!psp)
+		return -EINVAL;
+	*psp = NULL; /* written on every path (see lfp__neg_errno) */
+	if (attr && attr->flags)
 		return -EINVAL;
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*ps)))
 		return -ENOMEM;

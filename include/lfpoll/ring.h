@@ -129,7 +129,7 @@ LFP_INLINE int lfp_ring_create(size_t capacity, size_t slot_size,
 	int ret;
 
 	if (!rp || bytes == 0)
-		return -EINVAL;
+		return -EINVAL; /* *rp untouched on failure (every path returns a constant) */
 	if (posix_memalign((void **)&r, LFP_CACHELINE_PAIR, sizeof(*r)))
 		return -ENOMEM;
 	if (posix_memalign(&mem, LFP_CACHELINE, bytes)) {

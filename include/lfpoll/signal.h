@@ -185,7 +185,7 @@ LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
 			return ret;
 		s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (s->efd < 0) {
-			ret = -errno;
+			ret = lfp__neg_errno();
 			pthread_cond_destroy(&s->cond);
 			pthread_mutex_destroy(&s->mutex);
 			return ret;
@@ -369,7 +369,7 @@ LFP_INLINE int lfp__signal_sleep_fd(struct lfp__signal *s, int64_t deadline)
 	pfd.revents = 0;
 	n = poll(&pfd, 1, lfp__ms_left(deadline));
 	if (n < 0 && errno != EINTR)
-		return -errno;
+		return lfp__neg_errno();
 	if (lfp__expired(deadline))
 		return -ETIMEDOUT;
 	return n > 0 ? 1 : 0;

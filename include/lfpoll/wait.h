@@ -174,7 +174,10 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	void *p;
 	int ret;
 
-	if (!wsp || (attr && attr->flags))
+	if (!wsp)
+		return -EINVAL;
+	*wsp = NULL; /* written on every path (see lfp__neg_errno) */
+	if (attr && attr->flags)
 		return -EINVAL;
 	if (obj == LFP_WAIT_UNSPEC)
 		obj = LFP__WAIT_UNSPEC_IS;
@@ -203,14 +206,14 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	if (ws->sig.wait_obj == LFP_WAIT_FD) {
 		ws->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (ws->epfd < 0) {
-			ret = -errno;
+			ret = lfp__neg_errno();
 			goto fail_lock;
 		}
 		memset(&ev, 0, sizeof(ev));
 		ev.events = EPOLLIN;
 		ev.data.fd = ws->sig.efd;
 		if (epoll_ctl(ws->epfd, EPOLL_CTL_ADD, ws->sig.efd, &ev)) {
-			ret = -errno;
+			ret = lfp__neg_errno();
 			goto fail_ep;
 		}
 		ret = lfp_pollfds_add(&ws->pollfds, ws->sig.efd, POLLIN, ws);
@@ -294,7 +297,7 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 		goto out;
 	}
 	if (ws->epfd >= 0 && epoll_ctl(ws->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		ret = errno == EEXIST ? -EEXIST : -errno;
+		ret = lfp__neg_errno();
 		goto out;
 	}
 	ret = lfp_pollfds_add(&ws->pollfds, fd, events, context);

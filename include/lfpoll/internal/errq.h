@@ -96,7 +96,11 @@ LFP_INLINE int lfp__errq_gate(const void *q)
  * Read (or with LFP_PEEK copy) the head entry into buf, entry_size bytes,
  * whose err_data / err_data_size fields are at *data / *data_size.  With
  * fill != NULL and an empty queue, fill(buf) supplies a synthetic entry
- * (the EQ's overrun) instead of -EAGAIN.  Returns entry_size or -EAGAIN.
+ * (the EQ's overrun) instead of -EAGAIN.  Returns entry_size, -EAGAIN, or
+ * -LFP_ETOOSMALL when the caller gave a buffer (*data_size > 0) too small
+ * for the entry's data: the entry stays queued and *data_size is set to the
+ * size it needs (fi_eq(3) leaves truncation unsaid; losing data silently
+ * is not an option here).
  */
 LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
                                   size_t entry_size, void **data,
@@ -108,32 +112,49 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	uint64_t pos, word, *w;
 	unsigned char *d;
 	ssize_t r;
-	int big;
+	int why;
 
 	pthread_mutex_lock(&q->lock);
-	if (q->final) {
-		r = -EAGAIN; /* only the synthetic entry from now on */
-	} else if (flags & LFP_PEEK) {
+	for (;;) {
+		if (q->final) {
+			r = -EAGAIN; /* only the synthetic entry from now on */
+			break;
+		}
+		if (!(flags & LFP_PEEK) &&
+		    lfp__ring_claim1_cons(&q->ring, user ? entry_size + user_size
+		                                         : (size_t)-1,
+		                          &pos, &w, &word, &why, NULL, NULL)) {
+			d = (unsigned char *)(w + 1);
+			n = (uint32_t)word;
+			memcpy(buf, d, entry_size);
+			dlen = n - entry_size;
+			if (dlen)
+				memcpy(q->scratch, d + entry_size, dlen);
+			lfp__ring_free(&q->ring, w, pos);
+			r = (ssize_t)n;
+			break;
+		}
+		/* A peek, or a read that found nothing or a too-small
+		 * buffer: copy the head entry without taking it. */
 		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
 		                         q->data_max, &pos);
-		if (r >= 0)
-			dlen = (size_t)r - entry_size;
-	} else if (lfp__ring_claim1_cons(&q->ring, (size_t)-1, &pos, &w, &word,
-	                                 &big, NULL, NULL)) {
-		d = (unsigned char *)(w + 1);
-		n = (uint32_t)word;
-		memcpy(buf, d, entry_size);
-		dlen = n - entry_size;
-		if (dlen)
-			memcpy(q->scratch, d + entry_size, dlen);
-		lfp__ring_free(&q->ring, w, pos);
-		r = (ssize_t)n;
-	} else {
-		r = -EAGAIN;
+		if (r < 0)
+			break;
+		dlen = (size_t)r - entry_size;
+		if (user && dlen > user_size) {
+			*data_size = dlen;
+			r = -LFP_ETOOSMALL;
+			break;
+		}
+		if (flags & LFP_PEEK)
+			break;
+		/* Readers hold the lock, so only a writer moved the head
+		 * since the claim looked: take it now. */
 	}
 	/* Nothing queued (peek or not): the caller's synthetic entry. */
 	if (r == -EAGAIN && fill && fill(buf, arg)) {
 		r = 0;
+		dlen = 0;
 		if (!(flags & LFP_PEEK))
 			q->final = 1;
 	}
