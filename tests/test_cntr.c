@@ -439,3 +439,32 @@ Test(cntr, poll_set_and_wait_set_track_separately)
 	cr_assert_eq(lfp_wait_close(ws), 0);
 	cr_assert_eq(lfp_poll_close(ps), 0);
 }
+
+/* fi_cntr(3)'s events attribute: completions are what a counter counts. */
+Test(cntr, events_attribute_accepts_completions_only)
+{
+	struct lfp_cntr_attr a;
+	struct lfp_cntr *c = NULL;
+
+	memset(&a, 0, sizeof(a));
+	a.events = LFP_CNTR_EVENTS_COMP;
+	cr_assert_eq(lfp_cntr_open(&a, &c, NULL), 0);
+	cr_assert_eq(lfp_cntr_inc(c, 3), 0);
+	cr_assert_eq(lfp_cntr_read(c), 3);
+	cr_assert_eq(lfp_cntr_close(c), 0);
+	a.events = (enum lfp_cntr_events)1;
+	c = NULL;
+	cr_assert_eq(lfp_cntr_open(&a, &c, NULL), -EINVAL);
+	cr_assert_null(c);
+}
+
+/* A NULL counter reads 0 and says why in errno. */
+Test(cntr, read_of_null_sets_errno)
+{
+	errno = 0;
+	cr_assert_eq(lfp_cntr_read(NULL), 0);
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_eq(lfp_cntr_readerr(NULL), 0);
+	cr_assert_eq(errno, EINVAL);
+}

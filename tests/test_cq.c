@@ -846,3 +846,90 @@ Test(cq, no_producer_syscall_without_waiter_mutex_cond)
 {
 	no_syscall_without_waiter(LFP_WAIT_MUTEX_COND);
 }
+
+/* ------------------------------------------------ porting gaps (fi_cq(3)) */
+
+/* fi_cq_readfrom: each completion carries the source address its producer
+ * gave; lfp_cq_write gives none (LFP_ADDR_NOTAVAIL).  Across the ring's
+ * wrap, in bursts, with and without an address array on either side. */
+Test(cq, readfrom_returns_each_completions_source_address)
+{
+	struct lfp_cq *cq = open_cq(LFP_CQ_FORMAT_DATA, LFP_WAIT_FD, 8);
+	struct lfp_cq_data_entry in[5], out[5];
+	lfp_addr_t src[5], got[5];
+	unsigned lap, i;
+
+	for (lap = 0; lap < 7; lap++) {
+		for (i = 0; i < 5; i++) {
+			memset(&in[i], 0, sizeof(in[i]));
+			in[i].data = lap * 10 + i;
+			src[i] = 1000 * lap + i;
+		}
+		cr_assert_eq(lfp_cq_writefrom(cq, in, src, 3), 3);
+		cr_assert_eq(lfp_cq_write(cq, in + 3, 2), 2);
+		memset(got, 0, sizeof(got));
+		cr_assert_eq(lfp_cq_readfrom(cq, out, 2, got), 2);
+		cr_assert_eq(lfp_cq_sreadfrom(cq, out + 2, 3, got + 2, NULL, 1000), 3);
+		for (i = 0; i < 5; i++) {
+			cr_assert_eq(out[i].data, lap * 10 + i, "lap %u entry %u", lap, i);
+			cr_assert_eq(got[i], i < 3 ? src[i] : LFP_ADDR_NOTAVAIL,
+			             "lap %u entry %u: address %llu", lap, i,
+			             (unsigned long long)got[i]);
+		}
+	}
+	/* An address written is not lost by a plain read. */
+	cr_assert_eq(lfp_cq_writefrom(cq, in, src, 1), 1);
+	cr_assert_eq(lfp_cq_read(cq, out, 1), 1);
+	cr_assert_eq(lfp_cq_readfrom(cq, out, 1, got), -EAGAIN);
+	cr_assert_eq(lfp_cq_writefrom(NULL, in, src, 1), -EINVAL);
+	cr_assert_eq(lfp_cq_readfrom(cq, out, 0, got), -EINVAL);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+/* Errors come first through readfrom too. */
+Test(cq, readfrom_reports_a_queued_error_first)
+{
+	struct lfp_cq *cq = open_cq(LFP_CQ_FORMAT_CONTEXT, LFP_WAIT_NONE, 8);
+	struct lfp_cq_entry e = { &e }, out;
+	struct lfp_cq_err_entry err;
+	lfp_addr_t a = 42, got = 0;
+
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	cr_assert_eq(lfp_cq_writeerr(cq, &err), (ssize_t)sizeof(err));
+	cr_assert_eq(lfp_cq_writefrom(cq, &e, &a, 1), 1);
+	cr_assert_eq(lfp_cq_readfrom(cq, &out, 1, &got), -LFP_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(lfp_cq_readerr(cq, &err, 0), (ssize_t)sizeof(err));
+	cr_assert_eq(lfp_cq_readfrom(cq, &out, 1, &got), 1);
+	cr_assert_eq(got, 42);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+/* fi_cq_strerror: without a binding the number is the provider's. */
+Test(cq, strerror_names_provider_errors)
+{
+	struct lfp_cq *cq = open_cq(LFP_CQ_FORMAT_CONTEXT, LFP_WAIT_NONE, 8);
+	char buf[64], tiny[4];
+
+	cr_assert_str_eq(lfp_cq_strerror(cq, 7, NULL, buf, sizeof(buf)),
+	                 "provider error 7");
+	cr_assert_eq(lfp_cq_strerror(cq, 7, NULL, tiny, sizeof(tiny)), tiny);
+	cr_assert_str_eq(tiny, "pro");
+	cr_assert_not_null(lfp_cq_strerror(NULL, 7, NULL, NULL, 0));
+	cr_assert_gt(strlen(lfp_cq_strerror(cq, 7, NULL, NULL, 0)), 0);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+/* FI_CQ_FORMAT_UNSPEC: lfpoll chooses CONTEXT. */
+Test(cq, format_unspec_is_context)
+{
+	struct lfp_cq *cq = open_cq(LFP_CQ_FORMAT_UNSPEC, LFP_WAIT_NONE, 8);
+	struct lfp_cq_entry e = { &e }, out[2];
+
+	cr_assert_eq(cq->format, LFP_CQ_FORMAT_CONTEXT);
+	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
+	cr_assert_eq(lfp_cq_read(cq, out, 2), 1);
+	cr_assert_eq(out[0].op_context, (void *)&e);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}

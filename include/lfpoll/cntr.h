@@ -20,10 +20,16 @@
 extern "C" {
 #endif
 
+/* What a counter counts (fi_cntr(3)): completions, the only kind. */
+enum lfp_cntr_events {
+	LFP_CNTR_EVENTS_COMP
+};
+
 struct lfp_cntr_attr {
 	uint64_t flags;               /* must be 0 */
 	enum lfp_wait_obj wait_obj;
 	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
+	enum lfp_cntr_events events;  /* LFP_CNTR_EVENTS_COMP (0) */
 };
 
 struct lfp_cntr {
@@ -90,7 +96,8 @@ static const struct lfp_fid_ops lfp__cntr_ops = {
 	lfp__cntr_events, lfp__cntr_poll_link
 };
 
-/* attr NULL: wait object NONE.  -EINVAL for flags, bad wait objects. */
+/* attr NULL: wait object NONE.  -EINVAL for flags, events other than
+ * LFP_CNTR_EVENTS_COMP, bad wait objects. */
 LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
                              struct lfp_cntr **cp, void *context)
 {
@@ -105,7 +112,8 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 	memset(&a, 0, sizeof(a));
 	if (attr)
 		a = *attr;
-	if (a.flags || lfp__waitable_check(a.wait_obj, a.wait_set))
+	if (a.flags || a.events != LFP_CNTR_EVENTS_COMP ||
+	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*c)))
 		return -ENOMEM;

@@ -25,8 +25,13 @@ enum lfp_cq_format {
 	LFP_CQ_FORMAT_CONTEXT,
 	LFP_CQ_FORMAT_MSG,
 	LFP_CQ_FORMAT_DATA,
-	LFP_CQ_FORMAT_TAGGED
+	LFP_CQ_FORMAT_TAGGED,
+	LFP_CQ_FORMAT_UNSPEC        /* let lfpoll choose: CONTEXT */
 };
+
+/* A completion's source address (fi_addr_t); NOTAVAIL when none was given. */
+typedef uint64_t lfp_addr_t;
+#define LFP_ADDR_NOTAVAIL (~(lfp_addr_t)0)
 
 struct lfp_cq_entry {
 	void *op_context;
@@ -89,6 +94,8 @@ struct lfp_cq {
 	struct lfp__waitable w;
 	enum lfp_cq_format format;
 	size_t entry_size;
+	/* Set by bindings: names provider errors in lfp_cq_strerror. */
+	const char *(*prov_strerror)(int prov_errno, const void *err_data);
 	uint32_t signals;             /* lfp_cq_signal calls */
 	uint32_t signals_seen;        /* signals some sread has returned for */
 	struct lfp__poll_link link;
@@ -98,6 +105,7 @@ struct lfp_cq {
 LFP_INLINE size_t lfp__cq_entry_size(enum lfp_cq_format f)
 {
 	switch (f) {
+	case LFP_CQ_FORMAT_UNSPEC:
 	case LFP_CQ_FORMAT_CONTEXT: return sizeof(struct lfp_cq_entry);
 	case LFP_CQ_FORMAT_MSG:     return sizeof(struct lfp_cq_msg_entry);
 	case LFP_CQ_FORMAT_DATA:    return sizeof(struct lfp_cq_data_entry);
@@ -170,8 +178,11 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY ||
 	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
+	if (a.format == LFP_CQ_FORMAT_UNSPEC)
+		a.format = LFP_CQ_FORMAT_CONTEXT;
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_CQ_DEFAULT_SIZE);
-	bytes = lfp_ring_memsize(cap, esz);
+	/* A slot holds the completion, then its source address. */
+	bytes = lfp_ring_memsize(cap, esz + sizeof(lfp_addr_t));
 	if (!bytes)
 		return -EINVAL;
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*cq)))
@@ -182,7 +193,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 		free(cq);
 		return -ENOMEM;
 	}
-	lfp_ring_init(&cq->entries, p, cap, esz);
+	lfp_ring_init(&cq->entries, p, cap, esz + sizeof(lfp_addr_t));
 	ret = lfp__errq_init(&cq->errq, cap < LFP_CQ_ERR_CAPACITY ? cap : LFP_CQ_ERR_CAPACITY,
 	                     sizeof(struct lfp_cq_err_entry), LFP_CQ_ERR_DATA_MAX);
 	if (ret)
@@ -225,20 +236,39 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 
 /*
  * Producer side: queue up to count completions of the CQ's format from
- * entries.  Returns how many were queued (a prefix), or -EAGAIN when the CQ
- * is full.
+ * entries, each with its source address from src_addr (NULL: none, read
+ * back as LFP_ADDR_NOTAVAIL).  Returns how many were queued (a prefix), or
+ * -EAGAIN when the CQ is full.
  */
-LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t count)
+LFP_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
+                                    const lfp_addr_t *src_addr, size_t count)
 {
-	size_t n;
+	const unsigned char *s = (const unsigned char *)entries;
+	uint64_t pos = 0, *w;
+	size_t k, i, esz;
+	lfp_addr_t addr;
 
 	if (!cq || !entries || count == 0)
 		return -EINVAL;
-	n = lfp_ring_enqueue_burst(&cq->entries, entries, cq->entry_size, count); /* P1 */
-	if (!n)
+	esz = cq->entry_size;
+	k = lfp__ring_claim_prod(&cq->entries, count, &pos);
+	if (!k)
 		return -EAGAIN;
+	for (i = 0; i < k; i++) {
+		w = lfp__ring_word(&cq->entries, pos + i);
+		addr = src_addr ? src_addr[i] : LFP_ADDR_NOTAVAIL;
+		lfp__copy_racy_in(w + 1, s + i * esz, esz);
+		lfp__copy_racy_in((unsigned char *)(w + 1) + esz, &addr, sizeof(addr));
+		lfp__ring_publish(w, pos + i, esz + sizeof(addr)); /* P1 */
+	}
 	lfp__notify_all(cq->w.sig, &cq->link);
-	return (ssize_t)n;
+	return (ssize_t)k;
+}
+
+/* lfp_cq_writefrom without source addresses. */
+LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t count)
+{
+	return lfp_cq_writefrom(cq, entries, NULL, count);
 }
 
 /*
@@ -264,28 +294,48 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 }
 
 /*
- * Read up to count completions into buf (an array of the CQ's format).
+ * Read up to count completions into buf (an array of the CQ's format) and,
+ * when src_addr is not NULL, each one's source address into src_addr[].
  * Returns how many; -EAGAIN when empty; -LFP_EAVAIL while an error
  * completion is queued (read it with lfp_cq_readerr): no completion is
  * returned ahead of an error its producer queued before it.
  */
-LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
+LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
+                                   lfp_addr_t *src_addr)
 {
-	size_t n;
+	unsigned char *d = (unsigned char *)buf;
+	uint64_t pos = 0, *w;
+	size_t k, i, esz;
 	int why;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL; /* count 0: as lfp_cq_write and lfp_cq_sread */
+	esz = cq->entry_size;
 	if (LFP__BROKEN("F") && lfp__errq_ready(&cq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
-	n = lfp__ring_dequeue_burst_gated(&cq->entries, buf, cq->entry_size, count,
-	                                  &why, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
-	                                  &cq->errq);
-	if (n)
-		return (ssize_t)n;
+	k = lfp__ring_claim_cons(&cq->entries, count, esz + sizeof(lfp_addr_t), &pos,
+	                         &why, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	                         &cq->errq);
+	for (i = 0; i < k; i++) {
+		/* R3 in the claim ordered the contents; we own the slots. */
+		w = lfp__ring_word(&cq->entries, pos + i);
+		memcpy(d + i * esz, w + 1, esz);
+		if (src_addr)
+			memcpy(&src_addr[i], (unsigned char *)(w + 1) + esz,
+			       sizeof(lfp_addr_t));
+		lfp__ring_free(&cq->entries, w, pos + i);
+	}
+	if (k)
+		return (ssize_t)k;
 	if (why == LFP__RING_GATED || lfp__errq_ready(&cq->errq))
 		return -LFP_EAVAIL;
 	return -EAGAIN;
+}
+
+/* lfp_cq_readfrom without source addresses. */
+LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
+{
+	return lfp_cq_readfrom(cq, buf, count, NULL);
 }
 
 /*
@@ -350,7 +400,8 @@ LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint32_t s)
 }
 
 /*
- * Blocking read.  cond: NULL, or a const size_t * threshold: wait until at
+ * Blocking read (source addresses as lfp_cq_readfrom).  cond: NULL, or a
+ * const size_t * threshold: wait until at
  * least that many completions (capped at count) are queued.  timeout in ms
  * (< 0 infinite).  Returns as lfp_cq_read; -EAGAIN when the timeout expires
  * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.  A signal
@@ -358,8 +409,9 @@ LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint32_t s)
  * the next sread return -EAGAIN without waiting, once the completions
  * already queued are read.
  */
-LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
-                                const void *cond, int timeout)
+LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
+                                    lfp_addr_t *src_addr, const void *cond,
+                                    int timeout)
 {
 	struct lfp__cq_wait w;
 	int64_t deadline;
@@ -389,7 +441,7 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 			return -LFP_EAVAIL;
 		if (lfp__ring_published(&cq->entries, w.threshold) >= w.threshold ||
 		    (LFP__BROKEN("C") && lfp_ring_count(&cq->entries) >= w.threshold)) {
-			ret = lfp_cq_read(cq, buf, count);
+			ret = lfp_cq_readfrom(cq, buf, count, src_addr);
 			if (ret != -EAGAIN)
 				return ret;
 		}
@@ -409,6 +461,25 @@ LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
 		if (ret < 0)
 			return ret; /* the wait object failed (e.g. -EBADF) */
 	}
+}
+
+/* lfp_cq_sreadfrom without source addresses. */
+LFP_INLINE ssize_t lfp_cq_sread(struct lfp_cq *cq, void *buf, size_t count,
+                                const void *cond, int timeout)
+{
+	return lfp_cq_sreadfrom(cq, buf, count, NULL, cond, timeout);
+}
+
+/*
+ * A printable description of a provider error (prov_errno, err_data of an
+ * error completion): as lfp_eq_strerror.
+ */
+LFP_INLINE const char *lfp_cq_strerror(struct lfp_cq *cq, int prov_errno,
+                                       const void *err_data, char *buf,
+                                       size_t len)
+{
+	return lfp__prov_strerror(cq ? cq->prov_strerror : NULL, prov_errno,
+	                          err_data, buf, len);
 }
 
 /*

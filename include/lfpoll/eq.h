@@ -17,8 +17,6 @@
 #include "wait.h"
 #include "internal/errq.h"
 
-#include <stdio.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -467,27 +465,8 @@ LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
                                        const void *err_data, char *buf,
                                        size_t len)
 {
-	char num[48];
-	const char *s;
-	size_t n;
-
-	if (eq && eq->prov_strerror) {
-		s = eq->prov_strerror(prov_errno, err_data);
-	} else if (buf && len) {
-		snprintf(num, sizeof(num), "provider error %d", prov_errno);
-		s = num; /* copied, possibly cut short, below */
-	} else {
-		s = "provider error (no binding to name it)";
-	}
-	if (buf && len) {
-		n = strlen(s);
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, s, n);
-		buf[n] = '\0';
-		return buf;
-	}
-	return s;
+	return lfp__prov_strerror(eq ? eq->prov_strerror : NULL, prov_errno,
+	                          err_data, buf, len);
 }
 
 #ifdef LFP_STATS

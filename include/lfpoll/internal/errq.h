@@ -15,6 +15,8 @@
 
 #include "../ring.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -173,6 +175,38 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	}
 	pthread_mutex_unlock(&q->lock);
 	return r;
+}
+
+/*
+ * The strerror of EQs and CQs: the binding's name for a provider error when
+ * one is set (name), else "provider error N" (prov_errno is the provider's
+ * number, not an errno).  Copied into buf when buf and len are given
+ * (always terminated, possibly cut short); never NULL.
+ */
+LFP_INLINE const char *lfp__prov_strerror(const char *(*name)(int, const void *),
+                                          int prov_errno, const void *err_data,
+                                          char *buf, size_t len)
+{
+	char num[48];
+	const char *s;
+	size_t n;
+
+	if (name) {
+		s = name(prov_errno, err_data);
+	} else if (buf && len) {
+		snprintf(num, sizeof(num), "provider error %d", prov_errno);
+		s = num;
+	} else {
+		s = "provider error (no binding to name it)";
+	}
+	if (!buf || !len)
+		return s;
+	n = strlen(s);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
 }
 
 #ifdef __cplusplus
