@@ -72,10 +72,9 @@ struct lfp_poll {
 };
 
 /*
- * Producer side, after publishing work (and after lfp__signal_notify, whose
- * full barrier orders the publish before the loads here; objects without a
- * wait object call lfp__mb first).  Cheap when the object is in no poll set
- * or already tracked: two loads.
+ * Producer side, after publishing work and the full barrier P2 of
+ * lfp__notify_all, which orders the publish before the loads here.  Cheap
+ * when the object is in no poll set or already tracked: two loads.
  */
 LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
 {
@@ -112,18 +111,30 @@ LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
 }
 
 /*
- * What a producer does after publishing work: wake an armed waiter (P2-P4
- * of signal.h) and queue the object in its poll set.  The full barrier of
- * P2 (or lfp__mb when there is no wait object) also orders the publish
- * before the poll link's loads.
+ * What a producer does after publishing work (P1): P2, then queue the object
+ * in its poll set, then wake an armed waiter (P3-P4 of signal.h).  The one
+ * full barrier orders the publish before the poll link's loads and before
+ * P3.  The push comes before the wake: a waiter that consumed the change
+ * through a wait set's trywait while the link was still being pushed, found
+ * nothing in lfp_poll and armed again, is woken by this producer's P4, after
+ * the link is on the stack.  (In the other order that wake went out first,
+ * and the waiter slept with the counter's change unreported: docs/
+ * reliability.md, defect I.)
  */
 LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp__poll_link *l)
 {
-	if (sig)
-		lfp__signal_notify(sig);
-	else
-		lfp__mb();
+	if (LFP__BROKEN("I")) {
+		if (sig)
+			lfp__signal_notify(sig);
+		else
+			lfp__mb();
+		lfp__poll_link_notify(l);
+		return;
+	}
+	lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
 	lfp__poll_link_notify(l);
+	if (sig)
+		lfp__signal_check(sig);
 }
 
 /* Whether the member behind a link has something to report; consumes a

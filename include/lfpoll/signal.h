@@ -280,6 +280,14 @@ LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
 		lfp__signal_post(s);
 }
 
+/* P3-P4, for a producer that has passed P2 already (lfp__notify_all). */
+LFP_INLINE void lfp__signal_check(struct lfp__signal *s)
+{
+	LFP__SCHED("signal.P3", s);
+	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED_ANY) /* P3 */
+		lfp__signal_fire(s);
+}
+
 /*
  * P2-P4, called by every producer after publishing (P1).  With nobody armed
  * this is one private locked add and one load of a line that stays shared.
@@ -288,9 +296,7 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
 {
 	LFP__SCHED("signal.P2", s);
 	lfp__mb(); /* P2: pairs with W2 (lfp__mb_after_rmw) */
-	LFP__SCHED("signal.P3", s);
-	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED_ANY) /* P3 */
-		lfp__signal_fire(s);
+	lfp__signal_check(s);
 }
 
 /* ---------------------------------------------------------------- waiter */

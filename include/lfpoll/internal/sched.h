@@ -41,7 +41,8 @@ void lfp_test_sched(const char *where, const void *obj);
  * the eventfd, "B" lfp_poll drops a link with a plain store, "C" sread's
  * threshold counts unpublished entries, "E" a signal before sread is
  * forgotten, "F" the error check runs before the event's acquire, "G" a
- * writer does not re-check the overrun after its claim.
+ * writer does not re-check the overrun after its claim, "I" a producer
+ * wakes waiters before it pushes its poll link.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus

@@ -1,0 +1,1663 @@
+/*
+ * lfpoll under deterministic schedules: threads parked at the headers'
+ * schedule points (include/lfpoll/internal/sched.h) while other threads
+ * act, for each defect the protocol once had, and a walk that parks each
+ * thread of a mixed workload at every point it passes.
+ *
+ * The program defines LFP_SCHED_POINTS and LFP_TEST_BROKEN and provides
+ * lfp_test_sched (which parks a thread that asked to be parked at a point)
+ * and lfp_test_broken (which turns on the old behaviour of one defect).
+ * With LFP_BROKEN=<letter> in the environment (or the letter as the first
+ * argument) that defect's old behaviour is back and its test must fail
+ * (make check-broken, tests/sched.mk); without it every test must pass.
+ *
+ *   A  a waiter with its own condition must not take another waiter's
+ *      eventfd wake.  An FD CQ (and counter): trywait -> 0, one entry
+ *      written (the fd posted), a bystander sread(threshold 4) parked at
+ *      signal.W3: the fd must still be readable (poll).  And two sreads
+ *      (thresholds 1 and 4; cntr_wait 1 and 100), both parked at
+ *      signal.W3 around the write: the first must return the entry.  Over
+ *      FD, UNSPEC, MUTEX_COND and YIELD (the poll part on FD and UNSPEC).
+ *   B  a poll set member is never lost.  The producer parks at
+ *      poll.link.pushed; lfp_poll reports the member, it is drained, lfp_poll
+ *      finds it empty; the producer resumes; new work must be reported.
+ *      For a CQ and a counter.
+ *   C  sread keeps its timeout while a producer is parked between its
+ *      claim and its publish (ring.prod.claimed): sread(300 ms) returns
+ *      -EAGAIN within 1.2 s, using under 30% CPU (not for YIELD, which
+ *      polls by design).  Over FD, UNSPEC, MUTEX_COND and YIELD.
+ *   E  lfp_cq_signal before sread is remembered, once, after the queued
+ *      completions are read; a signal while sread is parked at signal.W3
+ *      ends it.  Over FD, UNSPEC, MUTEX_COND and YIELD.
+ *   F  errors before events: a reader parked at ring.cons.acquired (on the
+ *      head event) while another reader takes that event and a writer
+ *      queues an error and then an event: the parked read must return
+ *      -LFP_EAVAIL, not the event.  For a CQ and an EQ.
+ *   G  overrun is final: a writer parked at eq.write.claimed while the EQ
+ *      overruns and a reader drains it: no event may come out after the
+ *      reader saw -LFP_EAVAIL for the overrun.
+ *   W  the walk: a producer writes to a CQ in an FD wait set and a poll set,
+ *      an FD CQ in the poll set, a counter in both and an FD EQ (with one
+ *      error on each queue); a waiter uses lfp_poll, reads, trywait and
+ *      poll(2) (sleeping up to 3 s, or ticking every 2 ms so that it calls
+ *      lfp_poll while another thread is parked), and churns the poll set
+ *      and the wait set's fds.  One run
+ *      records the points each thread passes; then, for each thread and
+ *      each point, a run parks that thread there for 20 ms (at its first
+ *      hit, then at a middle one): no hang, no lost wake (a 3 s sleep with
+ *      work queued), nothing lost, in order, errors before later events.
+ *   I  a counter in a wait set and a poll set, its producer parked before
+ *      its poll link's push while the fi_poll(3) loop consumes the change
+ *      through trywait and arms again: the set's fd must wake after the
+ *      push (found by W; the wake used to go out first).
+ *   H  lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT on a POLLFD
+ *      set) from other threads, for ThreadSanitizer; FD, POLLFD, YIELD.
+ *
+ * LFP_SCHED_ONLY=<letters> runs only those tests (e.g. "AW").  Every
+ * failure line names the defect letter and the promise broken.
+ */
+#define _GNU_SOURCE /* RUSAGE_THREAD; before any include */
+#define LFP_SCHED_POINTS
+#define LFP_TEST_BROKEN
+#include <lfpoll/lfpoll.h>
+
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "stress.h"
+
+/* ================================================================ broken */
+
+static char broken[2];
+
+int lfp_test_broken(const char *defect)
+{
+	return broken[0] && strcmp(defect, broken) == 0;
+}
+
+/* ================================================================ parking */
+
+#define MAX_POINTS 64
+
+static const char *point_names[MAX_POINTS];
+static unsigned npoints;
+static pthread_mutex_t points_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned point_id(const char *where)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&points_lock);
+	for (i = 0; i < npoints; i++)
+		if (strcmp(point_names[i], where) == 0)
+			break;
+	if (i == npoints) {
+		CHECK(npoints < MAX_POINTS, "more than %d schedule points", MAX_POINTS);
+		point_names[npoints++] = where;
+	}
+	pthread_mutex_unlock(&points_lock);
+	return i;
+}
+
+/*
+ * A thread's parking order: park at the (skip+1)-th pass of `where` (on obj
+ * when not NULL), once, until parker_release (hold_ms 0) or for hold_ms.
+ * With record, count every point the thread passes.
+ */
+struct parker {
+	const char *where;
+	const void *obj;
+	unsigned skip;
+	int hold_ms;
+	int record;
+	unsigned hits[MAX_POINTS];      /* with record; read after the join */
+	int fired;                      /* the owner thread only */
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int parked, released;           /* under m */
+};
+
+static _Thread_local struct parker *self_parker;
+
+static void parker_init(struct parker *p, const char *where, const void *obj)
+{
+	pthread_condattr_t ca;
+
+	memset(p, 0, sizeof(*p));
+	p->where = where;
+	p->obj = obj;
+	CHECK(pthread_mutex_init(&p->m, NULL) == 0 &&
+	      pthread_condattr_init(&ca) == 0 &&
+	      pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+	      pthread_cond_init(&p->c, &ca) == 0, "parker init");
+	pthread_condattr_destroy(&ca);
+}
+
+static void parker_fini(struct parker *p)
+{
+	pthread_cond_destroy(&p->c);
+	pthread_mutex_destroy(&p->m);
+}
+
+void lfp_test_sched(const char *where, const void *obj)
+{
+	struct parker *p = self_parker;
+	struct timespec ts;
+	uint64_t end;
+
+	if (!p)
+		return;
+	if (p->record)
+		p->hits[point_id(where)]++;
+	if (p->fired || !p->where || strcmp(where, p->where) != 0 ||
+	    (p->obj && p->obj != obj))
+		return;
+	if (p->skip) {
+		p->skip--;
+		return;
+	}
+	p->fired = 1;
+	pthread_mutex_lock(&p->m);
+	p->parked = 1;
+	pthread_cond_broadcast(&p->c);
+	if (p->hold_ms > 0) {
+		end = stress_now_ns() + (uint64_t)p->hold_ms * 1000000u;
+		ts.tv_sec = (time_t)(end / 1000000000u);
+		ts.tv_nsec = (long)(end % 1000000000u);
+		while (!p->released &&
+		       pthread_cond_timedwait(&p->c, &p->m, &ts) == 0)
+			;
+	} else {
+		while (!p->released)
+			pthread_cond_wait(&p->c, &p->m);
+	}
+	pthread_mutex_unlock(&p->m);
+}
+
+/* Wait until the parker's thread is parked: 1, or 0 after `seconds`. */
+static int parker_wait_parked(struct parker *p, double seconds)
+{
+	uint64_t end = stress_now_ns() + (uint64_t)(seconds * 1e9);
+	struct timespec ts;
+	int parked;
+
+	ts.tv_sec = (time_t)(end / 1000000000u);
+	ts.tv_nsec = (long)(end % 1000000000u);
+	pthread_mutex_lock(&p->m);
+	while (!p->parked && pthread_cond_timedwait(&p->c, &p->m, &ts) == 0)
+		;
+	parked = p->parked;
+	pthread_mutex_unlock(&p->m);
+	return parked;
+}
+
+static void parker_release(struct parker *p)
+{
+	pthread_mutex_lock(&p->m);
+	p->released = 1;
+	pthread_cond_broadcast(&p->c);
+	pthread_mutex_unlock(&p->m);
+}
+
+/* ================================================================ helpers */
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static double thread_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	CHECK(getrusage(RUSAGE_THREAD, &ru) == 0, "getrusage(RUSAGE_THREAD)");
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static const char *obj_name(enum lfp_wait_obj o)
+{
+	switch (o) {
+	case LFP_WAIT_NONE:       return "NONE";
+	case LFP_WAIT_FD:         return "FD";
+	case LFP_WAIT_POLLFD:     return "POLLFD";
+	case LFP_WAIT_MUTEX_COND: return "MUTEX_COND";
+	case LFP_WAIT_YIELD:      return "YIELD";
+	case LFP_WAIT_UNSPEC:     return "UNSPEC";
+	default:                  return "?";
+	}
+}
+
+static const enum lfp_wait_obj blocking_objs[] = {
+	LFP_WAIT_FD, LFP_WAIT_UNSPEC, LFP_WAIT_MUTEX_COND, LFP_WAIT_YIELD
+};
+#define NBLOCKING (sizeof(blocking_objs) / sizeof(blocking_objs[0]))
+
+static int has_fd(enum lfp_wait_obj o)
+{
+	return o == LFP_WAIT_FD || o == LFP_WAIT_UNSPEC;
+}
+
+static struct lfp_cq *open_cq(enum lfp_wait_obj obj, struct lfp_wait *ws,
+                              size_t size, void *ctx)
+{
+	struct lfp_cq_attr a;
+	struct lfp_cq *cq = NULL;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = size;
+	a.wait_obj = ws ? LFP_WAIT_SET : obj;
+	a.wait_set = ws;
+	ret = lfp_cq_open(&a, &cq, ctx);
+	CHECK(ret == 0, "lfp_cq_open(%s): %d", obj_name(obj), ret);
+	return cq;
+}
+
+static struct lfp_cntr *open_cntr(enum lfp_wait_obj obj, struct lfp_wait *ws,
+                                  void *ctx)
+{
+	struct lfp_cntr_attr a;
+	struct lfp_cntr *c = NULL;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.wait_obj = ws ? LFP_WAIT_SET : obj;
+	a.wait_set = ws;
+	ret = lfp_cntr_open(&a, &c, ctx);
+	CHECK(ret == 0, "lfp_cntr_open(%s): %d", obj_name(obj), ret);
+	return c;
+}
+
+static struct lfp_eq *open_eq(enum lfp_wait_obj obj, size_t size, void *ctx)
+{
+	struct lfp_eq_attr a;
+	struct lfp_eq *eq = NULL;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = size;
+	a.wait_obj = obj;
+	ret = lfp_eq_open(&a, &eq, ctx);
+	CHECK(ret == 0, "lfp_eq_open(%s): %d", obj_name(obj), ret);
+	return eq;
+}
+
+static struct lfp_wait *open_ws(enum lfp_wait_obj obj)
+{
+	struct lfp_wait_attr a = { obj, 0 };
+	struct lfp_wait *ws = NULL;
+	int ret = lfp_wait_open(&a, &ws);
+
+	CHECK(ret == 0, "lfp_wait_open(%s): %d", obj_name(obj), ret);
+	return ws;
+}
+
+/* Queue n completions whose contexts count on from *seq (starting at 1). */
+static void cq_put(struct lfp_cq *cq, unsigned n, uintptr_t *seq)
+{
+	struct lfp_cq_entry e;
+	ssize_t r;
+
+	while (n--) {
+		e.op_context = (void *)++*seq;
+		r = lfp_cq_write(cq, &e, 1);
+		CHECK(r == 1, "lfp_cq_write: %zd", r);
+	}
+}
+
+static int fd_of(struct lfp_fid *fid)
+{
+	int fd = -1, ret = lfp_control(fid, LFP_GETWAIT, &fd);
+
+	CHECK(ret == 0 && fd >= 0, "LFP_GETWAIT: %d", ret);
+	return fd;
+}
+
+/* poll(2) one fd for POLLIN: 1 readable, 0 not within timeout_ms. */
+static int poll_in(int fd, int timeout_ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int n;
+
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	CHECK(n >= 0, "poll: %s", strerror(errno));
+	return n;
+}
+
+/* ================================================================ calls */
+
+/* One library call made by a thread of its own, parked where its parker
+ * says; the result, wall time and the thread's CPU time are kept. */
+enum call_kind {
+	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
+	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE
+};
+
+struct call {
+	struct parker park;
+	enum call_kind kind;
+	struct lfp_cq *cq;
+	struct lfp_cntr *cntr;
+	struct lfp_eq *eq;
+	size_t count, threshold;        /* sread */
+	uint64_t value;                 /* cntr_wait threshold, inc, eq payload */
+	uint32_t event;                 /* eq write / eq read result */
+	int timeout;
+	/* results */
+	ssize_t ret;
+	void *ctx;                      /* the first entry read (CQ) */
+	double secs, cpu;
+	_Atomic int done;
+	pthread_t t;
+};
+
+static void call_init(struct call *c, enum call_kind kind, const char *where,
+                      const void *obj)
+{
+	memset(c, 0, sizeof(*c));
+	parker_init(&c->park, where, obj);
+	c->kind = kind;
+	c->timeout = -1;
+}
+
+static void *call_main(void *arg)
+{
+	struct call *c = (struct call *)arg;
+	struct lfp_cq_entry buf[8];
+	uint64_t t0, payload;
+	double cpu0;
+	size_t thr;
+
+	self_parker = &c->park;
+	memset(buf, 0, sizeof(buf));
+	t0 = stress_now_ns();
+	cpu0 = thread_cpu_seconds();
+	switch (c->kind) {
+	case CALL_CQ_SREAD:
+		thr = c->threshold;
+		c->ret = lfp_cq_sread(c->cq, buf, c->count, &thr, c->timeout);
+		break;
+	case CALL_CNTR_WAIT:
+		c->ret = lfp_cntr_wait(c->cntr, c->value, c->timeout);
+		break;
+	case CALL_CQ_WRITE:
+		buf[0].op_context = (void *)(uintptr_t)c->value;
+		c->ret = lfp_cq_write(c->cq, buf, 1);
+		break;
+	case CALL_CNTR_INC:
+		c->ret = lfp_cntr_inc(c->cntr, c->value);
+		break;
+	case CALL_CQ_READ:
+		c->ret = lfp_cq_read(c->cq, buf, 1);
+		break;
+	case CALL_EQ_READ:
+		payload = 0;
+		c->ret = lfp_eq_read(c->eq, &c->event, &payload, sizeof(payload), 0);
+		c->value = payload;
+		break;
+	case CALL_EQ_WRITE:
+		payload = c->value;
+		c->ret = lfp_eq_write(c->eq, c->event, &payload, sizeof(payload), 0);
+		break;
+	}
+	c->ctx = buf[0].op_context;
+	c->cpu = thread_cpu_seconds() - cpu0;
+	c->secs = stress_seconds_since(t0);
+	self_parker = NULL;
+	atomic_store(&c->done, 1);
+	return NULL;
+}
+
+static void call_start(struct call *c)
+{
+	stress_spawn(&c->t, call_main, c);
+}
+
+/* Wait for the call to return: 1, or 0 after `seconds`. */
+static int call_wait(struct call *c, double seconds)
+{
+	uint64_t t0 = stress_now_ns();
+
+	while (!atomic_load(&c->done)) {
+		if (stress_seconds_since(t0) > seconds)
+			return 0;
+		sleep_ms(1);
+	}
+	return 1;
+}
+
+static void call_join(struct call *c)
+{
+	stress_join(c->t);
+	parker_fini(&c->park);
+}
+
+static int only_ok(const char *only, char t)
+{
+	return !only || !*only || strchr(only, t) != NULL;
+}
+
+/* ================================================================ A */
+
+#define A_SLEEP_MS 3000 /* a waiter asleep this long with its work there: lost */
+
+/* trywait + poll(2) on the object's fd vs a bystander with its own
+ * condition that found it short of its threshold. */
+static void a_poll(enum lfp_wait_obj obj, int counter)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = NULL;
+	struct lfp_cntr *cn = NULL;
+	struct lfp_fid *fid;
+	struct call b;
+	uintptr_t seq = 0;
+	uint64_t t0;
+	int ret, fd;
+
+	if (counter) {
+		cn = open_cntr(obj, NULL, NULL);
+		fid = &cn->fid;
+		call_init(&b, CALL_CNTR_WAIT, "signal.W3", &cn->own);
+		b.cntr = cn;
+		b.value = 100;
+	} else {
+		cq = open_cq(obj, NULL, 16, NULL);
+		fid = &cq->fid;
+		call_init(&b, CALL_CQ_SREAD, "signal.W3", &cq->own);
+		b.cq = cq;
+		b.count = b.threshold = 4;
+	}
+	b.timeout = 20000;
+	fd = fd_of(fid);
+	ret = lfp_trywait(&fid, 1);
+	CHECK(ret == 0, "A: %s: trywait on an empty %s returned %d", on,
+	      counter ? "counter" : "CQ", ret);
+	if (counter)
+		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, 1, &seq);
+	call_start(&b);
+	CHECK(parker_wait_parked(&b.park, 10), "A: %s: the bystander %s never "
+	      "reached signal.W3", on, counter ? "cntr_wait(100)" : "sread(threshold 4)");
+	t0 = stress_now_ns();
+	ret = poll_in(fd, A_SLEEP_MS);
+	CHECK(ret == 1, "A: %s: trywait+poll waiter asleep %.1f s with %s "
+	      "(bystander %s drained the eventfd)", on, stress_seconds_since(t0),
+	      counter ? "the counter moved to 1" : "1 entry queued",
+	      counter ? "cntr_wait threshold 100" : "sread threshold 4");
+	parker_release(&b.park);
+	if (counter)
+		CHECK(lfp_cntr_inc(cn, 100) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, 3, &seq);
+	CHECK(call_wait(&b, 10), "A: %s: the bystander still blocked 10 s after "
+	      "its condition held", on);
+	call_join(&b);
+	CHECK(b.ret == (counter ? 0 : 4), "A: %s: the bystander %s returned %zd "
+	      "once its condition held", on, counter ? "cntr_wait" : "sread", b.ret);
+	if (counter)
+		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+	else
+		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+/* Two blocking waiters with different conditions, both parked at W3
+ * around the write: the one whose condition holds must return. */
+static void a_pair(enum lfp_wait_obj obj, int counter)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = NULL;
+	struct lfp_cntr *cn = NULL;
+	const void *sig;
+	struct call a, b;
+	uintptr_t seq = 0;
+
+	if (counter) {
+		cn = open_cntr(obj, NULL, NULL);
+		sig = &cn->own;
+		call_init(&a, CALL_CNTR_WAIT, "signal.W3", sig);
+		call_init(&b, CALL_CNTR_WAIT, "signal.W3", sig);
+		a.cntr = b.cntr = cn;
+		a.value = 1;
+		b.value = 100;
+	} else {
+		cq = open_cq(obj, NULL, 16, NULL);
+		sig = &cq->own;
+		call_init(&a, CALL_CQ_SREAD, "signal.W3", sig);
+		call_init(&b, CALL_CQ_SREAD, "signal.W3", sig);
+		a.cq = b.cq = cq;
+		a.count = a.threshold = 1;
+		b.count = b.threshold = 4;
+	}
+	/* Long timeouts: a lost wake shows as a waiter still asleep after
+	 * A_SLEEP_MS (cntr_wait re-checks its value at the timeout and would
+	 * return 0 however late). */
+	a.timeout = 30000;
+	b.timeout = 30000;
+	call_start(&a);
+	CHECK(parker_wait_parked(&a.park, 10), "A: %s: the waiter never reached "
+	      "signal.W3", on);
+	if (counter)
+		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, 1, &seq);
+	call_start(&b);
+	CHECK(parker_wait_parked(&b.park, 10), "A: %s: the bystander never "
+	      "reached signal.W3", on);
+	parker_release(&a.park);
+	CHECK(call_wait(&a, A_SLEEP_MS / 1000.0), "A: %s: %s asleep %.1f s with "
+	      "%s (bystander %s drained the eventfd)", on,
+	      counter ? "cntr_wait(threshold 1)" : "sread(threshold 1)",
+	      A_SLEEP_MS / 1000.0,
+	      counter ? "the counter at 1" : "1 entry queued",
+	      counter ? "cntr_wait threshold 100" : "sread threshold 4");
+	CHECK(a.ret == (counter ? 0 : 1), "A: %s: the waiter returned %zd with "
+	      "its condition met", on, a.ret);
+	parker_release(&b.park);
+	if (counter)
+		CHECK(lfp_cntr_inc(cn, 100) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, 4, &seq);
+	CHECK(call_wait(&b, 10), "A: %s: the bystander still blocked 10 s after "
+	      "its condition held", on);
+	CHECK(b.ret == (counter ? 0 : 4), "A: %s: the bystander returned %zd once "
+	      "its condition held", on, b.ret);
+	call_join(&a);
+	call_join(&b);
+	if (counter)
+		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+	else
+		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_a(void)
+{
+	size_t i;
+	int counter;
+
+	for (i = 0; i < NBLOCKING; i++) {
+		for (counter = 0; counter < 2; counter++) {
+			if (has_fd(blocking_objs[i]))
+				a_poll(blocking_objs[i], counter);
+			a_pair(blocking_objs[i], counter);
+		}
+	}
+	printf("  A: ok: no waiter asleep with its work pending (trywait+poll on "
+	       "FD/UNSPEC, sread/cntr_wait pairs on FD/UNSPEC/MUTEX_COND/YIELD)\n");
+}
+
+/* ================================================================ B */
+
+static void b_member(int counter)
+{
+	const char *what = counter ? "counter" : "CQ";
+	struct lfp_poll *ps = NULL;
+	struct lfp_cq *cq = NULL;
+	struct lfp_cntr *cn = NULL;
+	struct lfp_cq_entry e;
+	struct lfp_fid *fid;
+	struct call p;
+	uintptr_t seq = 100;
+	void *ctx[4];
+	uint64_t t0;
+	int n, ret;
+
+	CHECK(lfp_poll_open(NULL, &ps) == 0, "lfp_poll_open");
+	if (counter) {
+		cn = open_cntr(LFP_WAIT_NONE, NULL, (void *)"counter");
+		fid = &cn->fid;
+		call_init(&p, CALL_CNTR_INC, "poll.link.pushed", &cn->link);
+		p.cntr = cn;
+		p.value = 1;
+	} else {
+		cq = open_cq(LFP_WAIT_NONE, NULL, 16, (void *)"CQ");
+		fid = &cq->fid;
+		call_init(&p, CALL_CQ_WRITE, "poll.link.pushed", &cq->link);
+		p.cq = cq;
+		p.value = 1;
+	}
+	ret = lfp_poll_add(ps, fid, 0);
+	CHECK(ret == 0, "lfp_poll_add: %d", ret);
+	n = lfp_poll(ps, ctx, 4);
+	CHECK(n == 0, "B: %s: lfp_poll reported an empty member (%d)", what, n);
+	call_start(&p);
+	CHECK(parker_wait_parked(&p.park, 10), "B: %s: the producer never reached "
+	      "poll.link.pushed", what);
+	n = lfp_poll(ps, ctx, 4);
+	CHECK(n == 1 && ctx[0] == fid->context, "B: %s: lfp_poll did not report "
+	      "the member its producer pushed (%d)", what, n);
+	if (!counter)
+		CHECK(lfp_cq_read(cq, &e, 1) == 1, "B: CQ: the entry is not there");
+	n = lfp_poll(ps, ctx, 4);
+	CHECK(n == 0, "B: %s: lfp_poll reported a drained member (%d)", what, n);
+	parker_release(&p.park);
+	CHECK(call_wait(&p, 10), "B: %s: the producer hung after its push", what);
+	call_join(&p);
+	CHECK(p.ret == (counter ? 0 : 1), "B: %s: the producer's call returned %zd",
+	      what, p.ret);
+	/* New work: the member must be reported again. */
+	if (counter)
+		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, 1, &seq);
+	t0 = stress_now_ns();
+	do {
+		n = lfp_poll(ps, ctx, 4);
+		if (n)
+			break;
+		sleep_ms(1);
+	} while (stress_seconds_since(t0) < 1.0);
+	CHECK(n == 1 && ctx[0] == fid->context, "B: %s: member lost: lfp_poll "
+	      "reported nothing for %.1f s while the %s %s (it dropped the link "
+	      "while its producer was between push and TRACKED)", what,
+	      stress_seconds_since(t0), what,
+	      counter ? "moved" : "holds 1 entry");
+	ret = lfp_poll_del(ps, fid, 0);
+	CHECK(ret == 0, "lfp_poll_del: %d", ret);
+	CHECK(lfp_poll_close(ps) == 0, "lfp_poll_close");
+	if (counter)
+		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+	else
+		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_b(void)
+{
+	b_member(0);
+	b_member(1);
+	printf("  B: ok: a member whose link was taken while its producer was "
+	       "between push and TRACKED is reported again (CQ, counter)\n");
+}
+
+/* ================================================================ C */
+
+#define C_TIMEOUT_MS 300
+#define C_HOLD_S     1.5  /* the producer stays parked this long at most */
+#define C_MAX_S      1.2  /* sread(300 ms) must be back by then */
+#define C_MAX_CPU    0.30 /* of its wall time, while blocked */
+
+static void c_one(enum lfp_wait_obj obj)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = open_cq(obj, NULL, 16, NULL);
+	struct lfp_cq_entry e;
+	struct call p, r;
+	double share;
+
+	call_init(&p, CALL_CQ_WRITE, "ring.prod.claimed", &cq->entries);
+	p.cq = cq;
+	p.value = 7;
+	call_start(&p);
+	CHECK(parker_wait_parked(&p.park, 10), "C: %s: the producer never reached "
+	      "ring.prod.claimed", on);
+	call_init(&r, CALL_CQ_SREAD, NULL, NULL);
+	r.cq = cq;
+	r.count = r.threshold = 1;
+	r.timeout = C_TIMEOUT_MS;
+	call_start(&r);
+	(void)call_wait(&r, C_HOLD_S);
+	parker_release(&p.park);
+	CHECK(call_wait(&r, 10), "C: %s: sread(%d ms) still blocked 10 s after "
+	      "the producer published", on, C_TIMEOUT_MS);
+	call_join(&p);
+	call_join(&r);
+	share = r.secs > 0 ? r.cpu / r.secs : 0;
+	CHECK(r.secs < C_MAX_S && r.ret == -EAGAIN, "C: %s: sread(%d ms) returned "
+	      "%zd after %.2f s while a producer was parked between claim and "
+	      "publish (timeout not kept; %.0f%% CPU)", on, C_TIMEOUT_MS, r.ret,
+	      r.secs, share * 100);
+	if (obj != LFP_WAIT_YIELD)
+		CHECK(share < C_MAX_CPU, "C: %s: sread(%d ms) used %.0f%% CPU "
+		      "(%.3f of %.3f s) blocked while a producer was parked "
+		      "between claim and publish (it spun instead of sleeping)",
+		      on, C_TIMEOUT_MS, share * 100, r.cpu, r.secs);
+	CHECK(p.ret == 1, "C: %s: the producer's write returned %zd", on, p.ret);
+	CHECK(lfp_cq_read(cq, &e, 1) == 1 && e.op_context == (void *)7,
+	      "C: %s: the parked producer's entry is not there", on);
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_c(void)
+{
+	size_t i;
+
+	for (i = 0; i < NBLOCKING; i++)
+		c_one(blocking_objs[i]);
+	printf("  C: ok: sread(%d ms) keeps its timeout, asleep, while a producer "
+	       "is parked between claim and publish (FD, UNSPEC, MUTEX_COND, "
+	       "YIELD)\n", C_TIMEOUT_MS);
+}
+
+/* ================================================================ E */
+
+#define E_WAIT_S 2.0
+
+static void e_one(enum lfp_wait_obj obj)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = open_cq(obj, NULL, 16, NULL);
+	struct lfp_cq_entry buf[4];
+	uintptr_t seq = 0;
+	struct call t;
+	uint64_t t0;
+	ssize_t r;
+	double s;
+
+	/* 1. A signal with nobody waiting, then a completion: the completion
+	 * comes first, the signal after it. */
+	CHECK(lfp_cq_signal(cq) == 0, "lfp_cq_signal");
+	cq_put(cq, 1, &seq);
+	r = lfp_cq_sread(cq, buf, 4, NULL, 5000);
+	CHECK(r == 1 && buf[0].op_context == (void *)1, "E: %s: sread after "
+	      "signal + 1 completion returned %zd, not the completion first", on, r);
+	call_init(&t, CALL_CQ_SREAD, NULL, NULL);
+	t.cq = cq;
+	t.count = t.threshold = 1;
+	t.timeout = 20000;
+	call_start(&t);
+	CHECK(call_wait(&t, E_WAIT_S), "E: %s: signal forgotten: sread still "
+	      "blocked %.1f s after an lfp_cq_signal that came while nobody "
+	      "waited (it must return -EAGAIN at once)", on, E_WAIT_S);
+	call_join(&t);
+	CHECK(t.ret == -EAGAIN, "E: %s: sread after a remembered signal returned "
+	      "%zd, not -EAGAIN", on, t.ret);
+	/* 2. Remembered once: the next sread waits out its timeout. */
+	t0 = stress_now_ns();
+	r = lfp_cq_sread(cq, buf, 1, NULL, 200);
+	s = stress_seconds_since(t0);
+	CHECK(r == -EAGAIN && s >= 0.15, "E: %s: one signal ended two sreads "
+	      "(the second returned %zd after %.3f s of its 200 ms)", on, r, s);
+	/* 3. A signal while sread is parked just before it sleeps. */
+	call_init(&t, CALL_CQ_SREAD, "signal.W3", &cq->own);
+	t.cq = cq;
+	t.count = t.threshold = 1;
+	t.timeout = 20000;
+	call_start(&t);
+	CHECK(parker_wait_parked(&t.park, 10), "E: %s: sread never reached "
+	      "signal.W3", on);
+	CHECK(lfp_cq_signal(cq) == 0, "lfp_cq_signal");
+	parker_release(&t.park);
+	CHECK(call_wait(&t, E_WAIT_S), "E: %s: signal lost: sread still blocked "
+	      "%.1f s after an lfp_cq_signal that came while it was at "
+	      "signal.W3", on, E_WAIT_S);
+	call_join(&t);
+	CHECK(t.ret == -EAGAIN, "E: %s: a signalled sread returned %zd", on, t.ret);
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_e(void)
+{
+	size_t i;
+
+	for (i = 0; i < NBLOCKING; i++)
+		e_one(blocking_objs[i]);
+	printf("  E: ok: a signal before sread is remembered once, after the "
+	       "queued completions; one at signal.W3 ends the sread (FD, UNSPEC, "
+	       "MUTEX_COND, YIELD)\n");
+}
+
+/* ================================================================ F */
+
+static void f_cq(void)
+{
+	struct lfp_cq *cq = open_cq(LFP_WAIT_NONE, NULL, 16, NULL);
+	struct lfp_cq_err_entry err;
+	struct lfp_cq_entry e;
+	uintptr_t seq = 0;
+	struct call r;
+	ssize_t n;
+
+	cq_put(cq, 1, &seq);                       /* event 1 */
+	call_init(&r, CALL_CQ_READ, "ring.cons.acquired", &cq->entries);
+	r.cq = cq;
+	call_start(&r);
+	CHECK(parker_wait_parked(&r.park, 10), "F: CQ: the reader never reached "
+	      "ring.cons.acquired");
+	n = lfp_cq_read(cq, &e, 1);                /* another reader takes it */
+	CHECK(n == 1 && e.op_context == (void *)1, "F: CQ: read of event 1: %zd", n);
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.op_context = (void *)1000;
+	n = lfp_cq_writeerr(cq, &err);             /* error 2, then event 2 */
+	CHECK(n == (ssize_t)sizeof(err), "lfp_cq_writeerr: %zd", n);
+	cq_put(cq, 1, &seq);
+	parker_release(&r.park);
+	CHECK(call_wait(&r, 10), "F: CQ: the parked reader hung");
+	call_join(&r);
+	CHECK(r.ret == -LFP_EAVAIL, "F: CQ: a read returned %zd (event %p) while "
+	      "an error queued before that event was pending (errors must come "
+	      "first: the reader checked the error queue before taking the "
+	      "event)", r.ret, r.ret > 0 ? r.ctx : NULL);
+	n = lfp_cq_read(cq, &e, 1);
+	CHECK(n == -LFP_EAVAIL, "F: CQ: read with an error queued returned %zd", n);
+	memset(&err, 0, sizeof(err));
+	n = lfp_cq_readerr(cq, &err, 0);
+	CHECK(n == (ssize_t)sizeof(err) && err.err == EIO &&
+	      err.op_context == (void *)1000, "F: CQ: readerr: %zd", n);
+	n = lfp_cq_read(cq, &e, 1);
+	CHECK(n == 1 && e.op_context == (void *)2, "F: CQ: event 2 after the "
+	      "error: %zd", n);
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void f_eq(void)
+{
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, NULL);
+	struct lfp_eq_err_entry err;
+	uint64_t v;
+	uint32_t ev;
+	struct call r;
+	ssize_t n;
+
+	v = 1;
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
+	call_init(&r, CALL_EQ_READ, "ring.cons.acquired", &eq->events);
+	r.eq = eq;
+	call_start(&r);
+	CHECK(parker_wait_parked(&r.park, 10), "F: EQ: the reader never reached "
+	      "ring.cons.acquired");
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 1, "F: EQ: read of event 1: %zd", n);
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.data = 2;
+	n = lfp_eq_write_err(eq, &err);
+	CHECK(n == (ssize_t)sizeof(err), "lfp_eq_write_err: %zd", n);
+	v = 2;
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
+	parker_release(&r.park);
+	CHECK(call_wait(&r, 10), "F: EQ: the parked reader hung");
+	call_join(&r);
+	CHECK(r.ret == -LFP_EAVAIL, "F: EQ: a read returned %zd (event %llu) while "
+	      "an error queued before that event was pending (errors must come "
+	      "first: the reader checked the error queue before taking the "
+	      "event)", r.ret, (unsigned long long)r.value);
+	memset(&err, 0, sizeof(err));
+	n = lfp_eq_readerr(eq, &err, 0);
+	CHECK(n == (ssize_t)sizeof(err) && err.err == EIO && err.data == 2,
+	      "F: EQ: readerr: %zd", n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 2, "F: EQ: event 2 after the "
+	      "error: %zd", n);
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+}
+
+static void test_f(void)
+{
+	f_cq();
+	f_eq();
+	printf("  F: ok: a reader parked on an event does not return a later one "
+	       "ahead of an error queued before it (CQ, EQ)\n");
+}
+
+/* ================================================================ G */
+
+#define G_SIZE 4
+
+static void test_g(void)
+{
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, G_SIZE, NULL);
+	struct lfp_eq_err_entry err;
+	uint64_t v, next = 0, w1_read = 0, t0;
+	uint32_t ev;
+	struct call w1;
+	ssize_t n;
+	int eavail = 0;
+
+	for (v = 0; v < G_SIZE - 1; v++) {
+		n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+		CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write %llu: %zd",
+		      (unsigned long long)v, n);
+	}
+	/* W1 passes the overrun check and claims the last slot. */
+	call_init(&w1, CALL_EQ_WRITE, "eq.write.claimed", eq);
+	w1.eq = eq;
+	w1.event = LFP_EVENT_USER;
+	w1.value = G_SIZE - 1;
+	call_start(&w1);
+	CHECK(parker_wait_parked(&w1.park, 10), "G: the writer never reached "
+	      "eq.write.claimed");
+	v = 99;
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == -LFP_EOVERRUN, "G: the write to a full EQ returned %zd, not "
+	      "-LFP_EOVERRUN", n);
+	/* Drain while W1 is parked, for 50 ms or until -LFP_EAVAIL. */
+	t0 = stress_now_ns();
+	while (!eavail && stress_seconds_since(t0) < 0.05) {
+		n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+		if (n == (ssize_t)sizeof(v)) {
+			CHECK(v == next, "G: event %llu read, %llu expected",
+			      (unsigned long long)v, (unsigned long long)next);
+			next++;
+		} else if (n == -LFP_EAVAIL) {
+			eavail = 1;
+		} else {
+			CHECK(n == -EAGAIN, "G: read: %zd", n);
+			sleep_ms(1);
+		}
+	}
+	CHECK(next == G_SIZE - 1, "G: %llu of the %d events written before the "
+	      "overrun read", (unsigned long long)next, G_SIZE - 1);
+	if (eavail) {
+		memset(&err, 0, sizeof(err));
+		n = lfp_eq_readerr(eq, &err, 0);
+		CHECK(n == (ssize_t)sizeof(err) && err.err == LFP_EOVERRUN,
+		      "G: readerr after -LFP_EAVAIL: %zd, err %d", n, err.err);
+	}
+	parker_release(&w1.park);
+	CHECK(call_wait(&w1, 10), "G: the parked writer hung");
+	call_join(&w1);
+	CHECK(w1.ret == (ssize_t)sizeof(v) || w1.ret == -LFP_EOVERRUN,
+	      "G: the parked writer's lfp_eq_write returned %zd", w1.ret);
+	/* Read on until -LFP_EAVAIL: nothing may come after it. */
+	t0 = stress_now_ns();
+	for (;;) {
+		n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+		if (n == (ssize_t)sizeof(v)) {
+			CHECK(!eavail, "G: overrun not final: event %llu read after "
+			      "-LFP_EAVAIL reported the drained overrun (its writer, "
+			      "parked after its claim, published it; its write "
+			      "returned %zd)", (unsigned long long)v, w1.ret);
+			CHECK(v == G_SIZE - 1, "G: event %llu read, %d expected",
+			      (unsigned long long)v, G_SIZE - 1);
+			w1_read++;
+			continue;
+		}
+		if (n == -LFP_EAVAIL) {
+			if (eavail)
+				break;
+			eavail = 1;
+			continue;
+		}
+		CHECK(n == -EAGAIN, "G: read: %zd", n);
+		CHECK(stress_seconds_since(t0) < 5, "G: the overrun EQ never read "
+		      "as drained (-LFP_EAVAIL) after its writers returned");
+		sleep_ms(1);
+	}
+	CHECK(w1.ret == -LFP_EOVERRUN ? w1_read == 0 : w1_read == 1,
+	      "G: the parked writer returned %zd and its event was read %llu "
+	      "times", w1.ret, (unsigned long long)w1_read);
+	memset(&err, 0, sizeof(err));
+	n = lfp_eq_readerr(eq, &err, 0);
+	CHECK(n == (ssize_t)sizeof(err) && err.err == LFP_EOVERRUN,
+	      "G: readerr at the end: %zd, err %d", n, err.err);
+	v = 5;
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == -LFP_EOVERRUN, "G: a write after the overrun returned %zd", n);
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+	printf("  G: ok: a writer parked after its claim publishes nothing after "
+	       "the drained overrun was reported (its write returned %s)\n",
+	       w1.ret == -LFP_EOVERRUN ? "-LFP_EOVERRUN" : "its length");
+}
+
+/* ================================================================ W */
+
+#define W_ROUNDS  12
+#define W_HOLD_MS 20
+#define W_SLEEP_MS 3000 /* a waiter asleep this long with work queued: lost */
+
+struct walk {
+	struct lfp_wait *ws;
+	struct lfp_poll *ps;
+	struct lfp_cq *cqs;             /* in ws and ps */
+	struct lfp_cq *cqf;             /* own FD, in ps */
+	struct lfp_cntr *cnt;           /* in ws and ps */
+	struct lfp_eq *eq;              /* own FD */
+	int pipefd[2];                  /* churned in and out of ws */
+	struct parker prod, wait;
+	int ticker;                     /* the waiter's poll(2) ticks (2 ms) */
+	char label[128];                /* which thread parks where */
+	/* the waiter's progress, for the watchdog's report */
+	_Atomic unsigned long cqs_next, cqf_next, eq_next, cnt_val;
+	_Atomic unsigned cqs_err, eq_err;
+};
+
+static void *walk_producer(void *arg)
+{
+	struct walk *w = (struct walk *)arg;
+	struct lfp_cq_err_entry ce;
+	struct lfp_eq_err_entry ee;
+	struct lfp_cq_entry e;
+	uint64_t v;
+	ssize_t n;
+	int r;
+
+	self_parker = &w->prod;
+	for (r = 0; r < W_ROUNDS; r++) {
+		struct timespec ts = { 0, 500000 };
+
+		nanosleep(&ts, NULL); /* let the waiter go to sleep */
+		if (r == W_ROUNDS / 2) {
+			memset(&ce, 0, sizeof(ce));
+			ce.err = EIO;
+			n = lfp_cq_writeerr(w->cqs, &ce);
+			CHECK(n == (ssize_t)sizeof(ce), "W: writeerr: %zd", n);
+			memset(&ee, 0, sizeof(ee));
+			ee.err = EIO;
+			n = lfp_eq_write_err(w->eq, &ee);
+			CHECK(n == (ssize_t)sizeof(ee), "W: write_err: %zd", n);
+		}
+		e.op_context = (void *)(uintptr_t)(r + 1);
+		n = lfp_cq_write(w->cqs, &e, 1);
+		CHECK(n == 1, "W: cq write: %zd", n);
+		n = lfp_cq_write(w->cqf, &e, 1);
+		CHECK(n == 1, "W: cq write: %zd", n);
+		CHECK(lfp_cntr_inc(w->cnt, 1) == 0, "W: cntr_inc");
+		v = (uint64_t)r;
+		n = lfp_eq_write(w->eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+		CHECK(n == (ssize_t)sizeof(v), "W: eq write: %zd", n);
+	}
+	self_parker = NULL;
+	return NULL;
+}
+
+static void walk_drain_cq(struct walk *w, struct lfp_cq *cq,
+                          _Atomic unsigned long *next, _Atomic unsigned *errs)
+{
+	struct lfp_cq_entry e[8];
+	struct lfp_cq_err_entry err;
+	ssize_t n, i;
+
+	for (;;) {
+		n = lfp_cq_read(cq, e, 8);
+		if (n == -EAGAIN)
+			return;
+		if (n == -LFP_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			CHECK(lfp_cq_readerr(cq, &err, 0) == (ssize_t)sizeof(err) &&
+			      err.err == EIO, "W: %s: readerr after -LFP_EAVAIL failed",
+			      w->label);
+			CHECK(atomic_load(next) <= W_ROUNDS / 2, "W: %s: the CQ error "
+			      "queued before entry %d came out after %lu entries "
+			      "(errors before events)", w->label, W_ROUNDS / 2 + 1,
+			      atomic_load(next));
+			atomic_fetch_add(errs, 1);
+			continue;
+		}
+		CHECK(n > 0, "W: %s: lfp_cq_read: %zd", w->label, n);
+		for (i = 0; i < n; i++) {
+			CHECK(e[i].op_context == (void *)(uintptr_t)(atomic_load(next) + 1),
+			      "W: %s: CQ entry %p read where %lu was due (lost or "
+			      "reordered)", w->label, e[i].op_context,
+			      atomic_load(next) + 1);
+			atomic_fetch_add(next, 1);
+		}
+	}
+}
+
+static void walk_drain_eq(struct walk *w)
+{
+	struct lfp_eq_err_entry err;
+	uint64_t v;
+	uint32_t ev;
+	ssize_t n;
+
+	for (;;) {
+		n = lfp_eq_read(w->eq, &ev, &v, sizeof(v), 0);
+		if (n == -EAGAIN)
+			return;
+		if (n == -LFP_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			CHECK(lfp_eq_readerr(w->eq, &err, 0) == (ssize_t)sizeof(err) &&
+			      err.err == EIO, "W: %s: EQ readerr after -LFP_EAVAIL",
+			      w->label);
+			CHECK(atomic_load(&w->eq_next) <= W_ROUNDS / 2, "W: %s: the EQ "
+			      "error queued before event %d came out after %lu events "
+			      "(errors before events)", w->label, W_ROUNDS / 2,
+			      atomic_load(&w->eq_next));
+			atomic_fetch_add(&w->eq_err, 1);
+			continue;
+		}
+		CHECK(n == (ssize_t)sizeof(v) && v == atomic_load(&w->eq_next),
+		      "W: %s: EQ read %zd (event %llu) where %lu was due", w->label,
+		      n, (unsigned long long)v, atomic_load(&w->eq_next));
+		atomic_fetch_add(&w->eq_next, 1);
+	}
+}
+
+static int walk_done(struct walk *w)
+{
+	return atomic_load(&w->cqs_next) == W_ROUNDS && atomic_load(&w->cqs_err) == 1 &&
+	       atomic_load(&w->cqf_next) == W_ROUNDS && atomic_load(&w->eq_next) == W_ROUNDS &&
+	       atomic_load(&w->eq_err) == 1 && atomic_load(&w->cnt_val) == W_ROUNDS;
+}
+
+/* Work the waiter has not taken yet, named (NULL: none). */
+static const char *walk_pending_what(struct walk *w)
+{
+	if (lfp__cq_ready(w->cqs))
+		return "entries queued on the CQ in the wait set";
+	if (lfp__cq_ready(w->cqf))
+		return "entries queued on the FD CQ";
+	if (lfp__eq_ready(w->eq))
+		return "events queued on the EQ";
+	if (lfp_cntr_read(w->cnt) != atomic_load(&w->cnt_val))
+		return "a counter change lfp_poll never reported";
+	return NULL;
+}
+
+static int walk_pending(struct walk *w)
+{
+	return walk_pending_what(w) != NULL;
+}
+
+static void *walk_waiter(void *arg)
+{
+	struct walk *w = (struct walk *)arg;
+	struct lfp_fid *fids[3];
+	struct pollfd pfd[3];
+	uint64_t progress = stress_now_ns(), t0;
+	unsigned long before, after;
+	void *ctx[4];
+	int n, i, ret;
+
+	self_parker = &w->wait;
+	fids[0] = &w->ws->fid;
+	fids[1] = &w->cqf->fid;
+	fids[2] = &w->eq->fid;
+	for (i = 0; i < 3; i++) {
+		pfd[i].fd = fd_of(fids[i]);
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		before = atomic_load(&w->cqs_next) + atomic_load(&w->cqf_next) +
+		         atomic_load(&w->eq_next) + atomic_load(&w->cnt_val) +
+		         atomic_load(&w->cqs_err) + atomic_load(&w->eq_err);
+		n = lfp_poll(w->ps, ctx, 4);
+		CHECK(n >= 0, "W: %s: lfp_poll: %d", w->label, n);
+		for (i = 0; i < n; i++) {
+			if (ctx[i] == (void *)w->cqs)
+				walk_drain_cq(w, w->cqs, &w->cqs_next, &w->cqs_err);
+			else if (ctx[i] == (void *)w->cqf)
+				walk_drain_cq(w, w->cqf, &w->cqf_next, &w->cqs_err /* unused */);
+			else if (ctx[i] == (void *)w->cnt)
+				atomic_store(&w->cnt_val, lfp_cntr_read(w->cnt));
+			else
+				CHECK(0, "W: %s: lfp_poll reported %p", w->label, ctx[i]);
+		}
+		walk_drain_eq(w);
+		/* Churn: poll set membership (poll.D1) and the wait set's
+		 * external fds (pollfd.write). */
+		ret = lfp_poll_del(w->ps, &w->cqf->fid, 0);
+		CHECK(ret == 0, "W: lfp_poll_del: %d", ret);
+		ret = lfp_poll_add(w->ps, &w->cqf->fid, 0);
+		CHECK(ret == 0, "W: lfp_poll_add: %d", ret);
+		ret = lfp_wait_add_fd(w->ws, w->pipefd[0], POLLIN, NULL);
+		CHECK(ret == 0, "W: lfp_wait_add_fd: %d", ret);
+		ret = lfp_wait_del_fd(w->ws, w->pipefd[0]);
+		CHECK(ret == 0, "W: lfp_wait_del_fd: %d", ret);
+		if (walk_done(w))
+			break;
+		after = atomic_load(&w->cqs_next) + atomic_load(&w->cqf_next) +
+		        atomic_load(&w->eq_next) + atomic_load(&w->cnt_val) +
+		        atomic_load(&w->cqs_err) + atomic_load(&w->eq_err);
+		if (after != before)
+			progress = stress_now_ns();
+		CHECK(stress_seconds_since(progress) < 3, "W: %s: no progress for "
+		      "3 s with %s (cqs %lu+%u, cqf %lu, eq %lu+%u, counter %lu of "
+		      "%d): a member lfp_poll no longer reports", w->label,
+		      walk_pending(w) ? walk_pending_what(w) : "nothing queued",
+		      atomic_load(&w->cqs_next), atomic_load(&w->cqs_err),
+		      atomic_load(&w->cqf_next), atomic_load(&w->eq_next),
+		      atomic_load(&w->eq_err), atomic_load(&w->cnt_val), W_ROUNDS);
+		ret = lfp_trywait(fids, 3);
+		if (ret == -EAGAIN)
+			continue;
+		CHECK(ret == 0, "W: %s: lfp_trywait: %d", w->label, ret);
+		/* The sleeper sleeps up to W_SLEEP_MS; the ticker wakes every
+		 * 2 ms (so it calls lfp_poll while another thread is parked)
+		 * and, if work is queued then, gives the wake W_SLEEP_MS. */
+		t0 = stress_now_ns();
+		do
+			n = poll(pfd, 3, w->ticker ? 2 : W_SLEEP_MS);
+		while (n < 0 && errno == EINTR);
+		CHECK(n >= 0, "W: poll: %s", strerror(errno));
+		if (n == 0 && w->ticker && walk_pending(w)) {
+			do
+				n = poll(pfd, 3, W_SLEEP_MS);
+			while (n < 0 && errno == EINTR);
+			CHECK(n >= 0, "W: poll: %s", strerror(errno));
+		}
+		CHECK(n > 0 || !walk_pending(w), "W: %s: lost wake or member: the "
+		      "waiter slept %.1f s in poll after trywait returned 0, with %s",
+		      w->label, stress_seconds_since(t0), walk_pending_what(w));
+	}
+	self_parker = NULL;
+	return NULL;
+}
+
+static void walk_report(void *arg)
+{
+	struct walk *w = (struct walk *)arg;
+
+	fprintf(stderr, "W: %s: hung: cqs %lu+%u, cqf %lu, eq %lu+%u, counter %lu "
+	        "of %d rounds\n", w->label, atomic_load(&w->cqs_next),
+	        atomic_load(&w->cqs_err), atomic_load(&w->cqf_next),
+	        atomic_load(&w->eq_next), atomic_load(&w->eq_err),
+	        atomic_load(&w->cnt_val), W_ROUNDS);
+}
+
+/*
+ * One run of the workload.  role: 0 the producer parks, 1 the waiter, -1
+ * nobody (record: both count the points they pass into hits[role]).
+ * Returns whether the parking thread parked.
+ */
+static int walk_run(int ticker, int role, const char *where, unsigned skip,
+                    int record, unsigned hits[2][MAX_POINTS])
+{
+	struct walk *w = (struct walk *)calloc(1, sizeof(*w));
+	struct stress_watchdog wd;
+	struct parker *pk;
+	pthread_t tp, tw;
+	void *ctx[4];
+	int ret, parked = 0;
+
+	CHECK(w, "calloc");
+	w->ws = open_ws(LFP_WAIT_FD);
+	CHECK(lfp_poll_open(NULL, &w->ps) == 0, "lfp_poll_open");
+	w->cqs = open_cq(LFP_WAIT_SET, w->ws, 64, NULL);
+	w->cqs->fid.context = w->cqs;
+	w->cqf = open_cq(LFP_WAIT_FD, NULL, 64, NULL);
+	w->cqf->fid.context = w->cqf;
+	w->cnt = open_cntr(LFP_WAIT_SET, w->ws, NULL);
+	w->cnt->fid.context = w->cnt;
+	w->eq = open_eq(LFP_WAIT_FD, 64, NULL);
+	CHECK(pipe(w->pipefd) == 0, "pipe");
+	CHECK(lfp_poll_add(w->ps, &w->cqs->fid, 0) == 0 &&
+	      lfp_poll_add(w->ps, &w->cqf->fid, 0) == 0 &&
+	      lfp_poll_add(w->ps, &w->cnt->fid, 0) == 0, "lfp_poll_add");
+	parker_init(&w->prod, role == 0 ? where : NULL, NULL);
+	parker_init(&w->wait, role == 1 ? where : NULL, NULL);
+	pk = role == 0 ? &w->prod : &w->wait;
+	pk->skip = skip;
+	pk->hold_ms = W_HOLD_MS;
+	w->prod.record = w->wait.record = record;
+	w->ticker = ticker;
+	if (role < 0)
+		snprintf(w->label, sizeof(w->label), "%s waiter, nobody parked",
+		         ticker ? "ticking" : "sleeping");
+	else
+		snprintf(w->label, sizeof(w->label), "%s parked at %s (hit %u; "
+		         "%s waiter)", role == 0 ? "producer" : "waiter", where,
+		         skip + 1, ticker ? "ticking" : "sleeping");
+	stress_watchdog_start(&wd, STRESS_TSAN ? 60 : 20, w->label, walk_report, w);
+	stress_spawn(&tw, walk_waiter, w);
+	stress_spawn(&tp, walk_producer, w);
+	stress_join(tp);
+	stress_join(tw);
+	stress_watchdog_stop(&wd);
+	if (role >= 0)
+		parked = pk->fired;
+	if (record) {
+		memcpy(hits[0], w->prod.hits, sizeof(w->prod.hits));
+		memcpy(hits[1], w->wait.hits, sizeof(w->wait.hits));
+	}
+	/* Nothing left over, and nothing reported for it. */
+	CHECK(!walk_pending(w), "W: %s: work left after the waiter finished",
+	      w->label);
+	/* The counter may come once more: the waiter may have read the value
+	 * of the last inc before that inc moved the event count. */
+	ret = lfp_poll(w->ps, ctx, 4);
+	CHECK(ret == 0 || (ret == 1 && ctx[0] == (void *)w->cnt),
+	      "W: %s: lfp_poll reported %d drained members (the first %s)",
+	      w->label, ret, ctx[0] == (void *)w->cqs ? "the CQ in the wait set" :
+	      ctx[0] == (void *)w->cqf ? "the FD CQ" : "the counter");
+	ret = lfp_poll(w->ps, ctx, 4);
+	CHECK(ret == 0, "W: %s: lfp_poll reported %d drained members twice",
+	      w->label, ret);
+	CHECK(lfp_poll_del(w->ps, &w->cqs->fid, 0) == 0 &&
+	      lfp_poll_del(w->ps, &w->cqf->fid, 0) == 0 &&
+	      lfp_poll_del(w->ps, &w->cnt->fid, 0) == 0, "lfp_poll_del");
+	CHECK(lfp_poll_close(w->ps) == 0, "lfp_poll_close");
+	CHECK(lfp_cq_close(w->cqs) == 0 && lfp_cq_close(w->cqf) == 0 &&
+	      lfp_cntr_close(w->cnt) == 0 && lfp_eq_close(w->eq) == 0,
+	      "close");
+	CHECK(lfp_wait_close(w->ws) == 0, "lfp_wait_close");
+	close(w->pipefd[0]);
+	close(w->pipefd[1]);
+	parker_fini(&w->prod);
+	parker_fini(&w->wait);
+	free(w);
+	return parked;
+}
+
+static const char *const known_points[] = {
+	"ring.prod.claimed", "ring.cons.acquired", "signal.P2", "signal.P3",
+	"signal.P4", "signal.post.announced", "signal.W1", "signal.W1.read",
+	"signal.W2", "signal.W3", "poll.link.claimed", "poll.link.pushed",
+	"poll.L1", "poll.D1", "pollfd.write", "eq.write.claimed"
+};
+#define NKNOWN (sizeof(known_points) / sizeof(known_points[0]))
+
+static void test_walk(void)
+{
+	static unsigned hits[2][MAX_POINTS];
+	static const char *const role_name[2] = { "producer", "waiter" };
+	unsigned np, i, runs = 0, parked = 0, reached[MAX_POINTS];
+	size_t k;
+	int role, pass, ticker;
+	char missing[512] = "";
+
+	for (k = 0; k < NKNOWN; k++)
+		(void)point_id(known_points[k]);
+	/* Discovery: record what each thread passes, over a few runs if some
+	 * point was not reached (the rare ones need the waiter asleep). */
+	memset(hits, 0, sizeof(hits));
+	for (pass = 0; pass < 5; pass++) {
+		static unsigned one[2][MAX_POINTS];
+		unsigned all = 1;
+
+		(void)walk_run(pass & 1, -1, NULL, 0, 1, one);
+		for (role = 0; role < 2; role++)
+			for (i = 0; i < MAX_POINTS; i++)
+				if (one[role][i] > hits[role][i])
+					hits[role][i] = one[role][i];
+		for (k = 0; k < NKNOWN; k++) {
+			i = point_id(known_points[k]);
+			all &= hits[0][i] || hits[1][i];
+		}
+		if (all && pass)
+			break;
+	}
+	pthread_mutex_lock(&points_lock);
+	np = npoints;
+	pthread_mutex_unlock(&points_lock);
+	memset(reached, 0, sizeof(reached));
+	for (role = 0; role < 2; role++) {
+		for (i = 0; i < np; i++) {
+			if (!hits[role][i])
+				continue;
+			reached[i] = 1;
+			for (pass = 0; pass < 4; pass++) {
+				unsigned skip = pass & 1 ? hits[role][i] / 2 : 0;
+
+				ticker = pass >> 1;
+				if ((pass & 1) && skip == 0)
+					continue;
+				runs++;
+				parked += (unsigned)walk_run(ticker, role, point_names[i],
+				                             skip, 0, hits);
+			}
+		}
+	}
+	for (i = 0; i < np; i++) {
+		if (!reached[i] && strlen(missing) + strlen(point_names[i]) + 2 < sizeof(missing)) {
+			strcat(missing, " ");
+			strcat(missing, point_names[i]);
+		}
+	}
+	printf("  W: ok: %u runs, each thread parked %d ms at each point it "
+	       "passes (first and middle hit, sleeping and ticking waiter; %u "
+	       "parked): no hang, no lost wake, nothing lost\n", runs, W_HOLD_MS,
+	       parked);
+	for (role = 0; role < 2; role++) {
+		printf("     %s:", role_name[role]);
+		for (i = 0; i < np; i++)
+			if (hits[role][i])
+				printf(" %s", point_names[i]);
+		printf("\n");
+	}
+	if (missing[0])
+		printf("     not reached by the workload:%s\n", missing);
+	/* Every point the headers have is reached, or this test has gone
+	 * stale: a point that nothing passes is a point nothing walks. */
+	CHECK(missing[0] == 0, "W: schedule points the walk never reached:%s",
+	      missing);
+}
+
+/* ================================================================ H */
+
+struct h_run {
+	struct lfp_wait *ws;
+	struct lfp_cq *cq;
+	int pipes[4][2];
+	_Atomic int stop;
+	_Atomic unsigned long read, waits, churns, snaps;
+};
+
+static void *h_waiter(void *arg)
+{
+	struct h_run *h = (struct h_run *)arg;
+	struct lfp_cq_entry e[8];
+	ssize_t n;
+	int ret;
+
+	while (!atomic_load(&h->stop)) {
+		ret = lfp_wait(h->ws, 1);
+		CHECK(ret == 0 || ret == -ETIMEDOUT, "H: lfp_wait: %d", ret);
+		atomic_fetch_add(&h->waits, 1);
+		while ((n = lfp_cq_read(h->cq, e, 8)) > 0)
+			atomic_fetch_add(&h->read, (unsigned long)n);
+		CHECK(n == -EAGAIN, "H: lfp_cq_read: %zd", n);
+	}
+	return NULL;
+}
+
+static void *h_churn(void *arg)
+{
+	struct h_run *h = (struct h_run *)arg;
+	uint64_t rng = 7;
+	unsigned i;
+	int ret;
+
+	while (!atomic_load(&h->stop)) {
+		i = (unsigned)(stress_rand(&rng) % 4);
+		ret = lfp_wait_add_fd(h->ws, h->pipes[i][0], POLLIN, NULL);
+		CHECK(ret == 0, "H: lfp_wait_add_fd: %d", ret);
+		if (stress_rand(&rng) & 1)
+			sched_yield();
+		ret = lfp_wait_del_fd(h->ws, h->pipes[i][0]);
+		CHECK(ret == 0, "H: lfp_wait_del_fd: %d", ret);
+		atomic_fetch_add(&h->churns, 1);
+	}
+	return NULL;
+}
+
+static void *h_snap(void *arg)
+{
+	struct h_run *h = (struct h_run *)arg;
+	struct pollfd fds[8];
+	struct lfp_wait_pollfd w;
+	int ret;
+
+	while (!atomic_load(&h->stop)) {
+		w.change_index = 0;
+		w.nfds = 8;
+		w.fd = fds;
+		ret = lfp_control(&h->ws->fid, LFP_GETWAIT, &w);
+		CHECK(ret == 0 && w.nfds >= 1 && w.nfds <= 2, "H: POLLFD GETWAIT: "
+		      "%d, nfds %zu", ret, w.nfds);
+		atomic_fetch_add(&h->snaps, 1);
+	}
+	return NULL;
+}
+
+static void h_one(enum lfp_wait_obj obj)
+{
+	struct h_run *h = (struct h_run *)calloc(1, sizeof(*h));
+	uintptr_t seq = 0;
+	pthread_t tw, tc, ts;
+	uint64_t t0;
+	double secs = STRESS_TSAN ? 0.4 : 0.2;
+	int i;
+
+	CHECK(h, "calloc");
+	h->ws = open_ws(obj);
+	h->cq = open_cq(LFP_WAIT_SET, h->ws, 256, NULL);
+	for (i = 0; i < 4; i++)
+		CHECK(pipe(h->pipes[i]) == 0, "pipe");
+	stress_spawn(&tw, h_waiter, h);
+	stress_spawn(&tc, h_churn, h);
+	if (obj == LFP_WAIT_POLLFD)
+		stress_spawn(&ts, h_snap, h);
+	t0 = stress_now_ns();
+	while (stress_seconds_since(t0) < secs) {
+		if (seq - atomic_load(&h->read) < 200)
+			cq_put(h->cq, 1, &seq);
+		sleep_ms(1);
+	}
+	/* Everything written is read by the waiter. */
+	t0 = stress_now_ns();
+	while (atomic_load(&h->read) != seq) {
+		CHECK(stress_seconds_since(t0) < 5, "H: %s: the waiter read %lu of "
+		      "%lu entries in 5 s (a lost wake in lfp_wait)", obj_name(obj),
+		      atomic_load(&h->read), (unsigned long)seq);
+		sleep_ms(1);
+	}
+	atomic_store(&h->stop, 1);
+	stress_join(tw);
+	stress_join(tc);
+	if (obj == LFP_WAIT_POLLFD)
+		stress_join(ts);
+	CHECK(atomic_load(&h->churns) > 0 && atomic_load(&h->waits) > 0,
+	      "H: %s: the threads did not run", obj_name(obj));
+	CHECK(lfp_cq_close(h->cq) == 0, "lfp_cq_close");
+	CHECK(lfp_wait_close(h->ws) == 0, "H: %s: lfp_wait_close", obj_name(obj));
+	for (i = 0; i < 4; i++) {
+		close(h->pipes[i][0]);
+		close(h->pipes[i][1]);
+	}
+	printf("     %s: %lu waits, %lu add/del pairs, %lu entries\n",
+	       obj_name(obj), atomic_load(&h->waits), atomic_load(&h->churns),
+	       (unsigned long)seq);
+	free(h);
+}
+
+static void test_h(void)
+{
+	h_one(LFP_WAIT_FD);
+	h_one(LFP_WAIT_POLLFD);
+	h_one(LFP_WAIT_YIELD);
+	printf("  H: ok: lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT "
+	       "on POLLFD) from other threads (FD, POLLFD, YIELD)\n");
+}
+
+/* ================================================================ I */
+
+/*
+ * A counter in a wait set and a poll set (found by the walk, W): its
+ * producer is parked after claiming its poll link, before the push.  The
+ * fi_poll(3) loop then runs: lfp_poll finds nothing (the link is not on
+ * the stack), trywait on the set reports the counter's change (and
+ * consumes it), lfp_poll finds nothing again, trywait returns 0 and the
+ * waiter polls the set's fd.  When the producer resumes, the set's fd must
+ * become readable: its wake has to come after its push.
+ */
+static void i_one(enum lfp_wait_obj obj)
+{
+	const char *on = obj_name(obj);
+	struct lfp_wait *ws = open_ws(obj);
+	struct lfp_cntr *cn = open_cntr(obj, ws, (void *)"counter");
+	struct lfp_fid *fid = &cn->fid;
+	struct lfp_poll *ps;
+	struct pollfd pfd;
+	struct call p;
+	void *ctx[2];
+	int n, ret, fd = -1;
+
+	CHECK(lfp_poll_open(NULL, &ps) == 0, "lfp_poll_open");
+	CHECK(lfp_poll_add(ps, fid, 0) == 0, "lfp_poll_add");
+	CHECK(lfp_control(&ws->fid, LFP_GETWAIT, &fd) == 0, "LFP_GETWAIT");
+	/* Added links start tracked; with nothing to report, lfp_poll drops
+	 * this one, so the next inc claims it. */
+	CHECK(lfp_poll(ps, ctx, 2) == 0, "I: %s: lfp_poll on a quiet counter", on);
+	CHECK(lfp_trywait(&fid, 1) == 0, "I: %s: trywait on a quiet set", on);
+	call_init(&p, CALL_CNTR_INC, "poll.link.claimed", &cn->link);
+	p.cntr = cn;
+	p.value = 1;
+	call_start(&p);
+	CHECK(parker_wait_parked(&p.park, 10), "I: %s: the producer never reached "
+	      "poll.link.claimed", on);
+	n = lfp_poll(ps, ctx, 2);
+	CHECK(n == 0, "I: %s: lfp_poll reported a link not yet pushed (%d)", on, n);
+	ret = lfp_trywait(&fid, 1);
+	CHECK(ret == -EAGAIN, "I: %s: trywait missed the counter's change (%d)",
+	      on, ret);
+	CHECK(lfp_poll(ps, ctx, 2) == 0, "I: %s: lfp_poll", on);
+	ret = lfp_trywait(&fid, 1);
+	CHECK(ret == 0, "I: %s: the second trywait = %d", on, ret);
+	parker_release(&p.park);
+	CHECK(call_wait(&p, 10), "I: %s: the producer hung", on);
+	call_join(&p);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	n = poll(&pfd, 1, 3000);
+	CHECK(n == 1, "I: %s: lost wake: the counter's producer finished, lfp_poll "
+	      "would report the counter, but the set's fd stayed quiet 3 s after "
+	      "trywait returned 0 (the wake went out before the poll link's push)",
+	      on);
+	n = lfp_poll(ps, ctx, 2);
+	CHECK(n == 1 && ctx[0] == fid->context, "I: %s: lfp_poll did not report "
+	      "the counter (%d)", on, n);
+	CHECK(lfp_poll_del(ps, fid, 0) == 0, "lfp_poll_del");
+	CHECK(lfp_poll_close(ps) == 0, "lfp_poll_close");
+	CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+	CHECK(lfp_wait_close(ws) == 0, "lfp_wait_close");
+}
+
+static void test_i(void)
+{
+	i_one(LFP_WAIT_FD);
+	printf("  I: ok: a counter in a wait set and a poll set wakes the "
+	       "fi_poll(3) loop after its link is pushed\n");
+}
+
+/* ================================================================ main */
+
+struct test {
+	char letter;
+	const char *what;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ 'A', "A: no sleeper with work pending", test_a },
+	{ 'B', "B: no poll set member lost", test_b },
+	{ 'C', "C: sread keeps its timeout, asleep", test_c },
+	{ 'E', "E: a signal before sread is remembered", test_e },
+	{ 'F', "F: errors before events", test_f },
+	{ 'G', "G: overrun is final", test_g },
+	{ 'I', "I: the wake comes after the poll link's push", test_i },
+	{ 'W', "W: every schedule point walked", test_walk },
+	{ 'H', "H: lfp_wait against add_fd/del_fd", test_h },
+};
+
+int main(int argc, char **argv)
+{
+	const char *b = argc > 1 ? argv[1] : getenv("LFP_BROKEN");
+	const char *only = getenv("LFP_SCHED_ONLY");
+	struct stress_watchdog wd;
+	uint64_t t0 = stress_now_ns();
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (b && *b) {
+		CHECK(strlen(b) == 1 && strchr("ABCEFGI", b[0]), "LFP_BROKEN=%s: "
+		      "one of A B C E F G I", b);
+		broken[0] = b[0];
+		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
+		       "on: its test must fail\n", broken, broken);
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!only_ok(only, tests[i].letter))
+			continue;
+		stress_watchdog_start(&wd, STRESS_TSAN ? 300 : 120, tests[i].what,
+		                      NULL, NULL);
+		tests[i].fn();
+		stress_watchdog_stop(&wd);
+	}
+	printf("stress_sched: ok in %.1f s%s%s\n", stress_seconds_since(t0),
+	       broken[0] ? " with LFP_BROKEN=" : "", broken);
+	return 0;
+}
