@@ -6,40 +6,44 @@
 #                          directory (the committed corpus never changes);
 #                          prints executions and coverage from libFuzzer's
 #                          final stats, fails if any target crashes
+#   make fuzz-broken       prove fuzz_wait's oracles: build it with
+#                          -DLFP_TEST_BROKEN (build-fuzz/broken/) and, for the
+#                          defects A (a waiter with its own condition drains
+#                          the eventfd) and E (a cq_signal before sread is
+#                          forgotten), replay tests/fuzz/broken-seeds/<defect>/
+#                          and fuzz from an empty corpus with a fixed seed;
+#                          fails unless each defect is caught by its oracle
+#                          (tests/fuzz/run-broken)
 #   make fuzz-clean
 #
 #   FUZZ_SECONDS=N         seconds per target
 #   FUZZ_FLAGS='...'       extra libFuzzer flags (e.g. -seed=1)
 #   FUZZ_KEEP=1            keep each run's grown corpus (the path is printed)
-#   FUZZ_SKIP_KNOWN=1      build with -DLFP_FUZZ_SKIP_KNOWN (in build-fuzz/skip-known/):
-#                          the targets step around the known include/ bugs that
-#                          the crash-* seeds reproduce, to explore past them
+#   FUZZ_BROKEN_SECONDS=N  fuzz-broken: the most each defect may take (45)
+#   FUZZ_BROKEN_SEED=N     fuzz-broken: libFuzzer's -seed (1)
 #
 # Crashes and timeouts are written to build-fuzz/artifacts/<target>-crash-*;
 # replay one with build-fuzz/<target> FILE (LFP_FUZZ_TRACE=1 prints every
-# operation).  Seeds named crash-<what> in the corpus are regression inputs
-# for bugs found in include/.  None of this is part of `make check`.
+# operation).  Seeds named crash-<what> in the corpus reproduce bugs found
+# (and fixed) in include/: they stay as regression inputs.  Crash inputs of
+# the broken build go to tests/fuzz/broken-seeds/<defect>/, never to the
+# corpus.  None of this is part of `make check`.
 
 CLANG        ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_KEEP    ?=
-FUZZ_SKIP_KNOWN ?=
-ifeq ($(FUZZ_SKIP_KNOWN),)
-  FUZZ_DIR   := build-fuzz
-  FUZZ_DEFS  :=
-else
-  FUZZ_DIR   := build-fuzz/skip-known
-  FUZZ_DEFS  := -DLFP_FUZZ_SKIP_KNOWN
-endif
+FUZZ_BROKEN_SECONDS ?= 45
+FUZZ_BROKEN_SEED ?= 1
+FUZZ_DIR     := build-fuzz
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/,$(FUZZ_NAMES))
 FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-                -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread $(FUZZ_DEFS)
+                -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread
 DEPS_FUZZ    := clang libclang-rt-14-dev libck-dev pkg-config
 
-.PHONY: fuzz fuzz-build fuzz-deps fuzz-clean
+.PHONY: fuzz fuzz-build fuzz-broken fuzz-deps fuzz-clean
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
@@ -55,6 +59,17 @@ fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@FUZZ_FLAGS='$(FUZZ_FLAGS)' FUZZ_KEEP='$(FUZZ_KEEP)' \
 		sh tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# fuzz_wait with the test-only switch back to old, defective behaviour.
+$(FUZZ_DIR)/broken/fuzz_wait: tests/fuzz/fuzz_wait.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DLFP_TEST_BROKEN $< -o $@
+
+fuzz-broken: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_DIR)/fuzz_wait $(FUZZ_DIR)/broken/fuzz_wait
+	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
+		$(FUZZ_DIR)/broken/fuzz_wait $(FUZZ_DIR)/fuzz_wait
 
 fuzz-clean:
 	rm -rf build-fuzz

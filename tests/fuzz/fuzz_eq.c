@@ -355,6 +355,14 @@ static void op_read(struct fin *f, uint8_t op, int sread)
 			M.ev_first = (M.ev_first + 1) % M.cap;
 			M.ev_n--;
 		}
+	} else if (buf && (flags & LFP_PEEK) && got == -LFP_EAVAIL && h) {
+		/* eq.h: a peek copies the head event, then checks for an error
+		 * (after the slot's acquire, so that no event overtakes an
+		 * error); with one queued the copy stays in buf.  lfp_eq(3)
+		 * does not say a failed read leaves buf alone: only the bytes
+		 * of the head event, never past it. */
+		CHECK(fuzz_canary_ok(buf, h->len < len ? h->len : len, len),
+		      "failed peek wrote past the head event");
 	} else if (buf) {
 		CHECK(fuzz_canary_ok(buf, 0, len), "failed read wrote into the buffer");
 	}
@@ -415,8 +423,13 @@ static void op_readerr(struct fin *f, uint8_t op)
 			user = NULL;
 		}
 	}
+	/* A user buffer too small for the head error's data: -LFP_ETOOSMALL,
+	 * the error stays queued and err_data_size says what it needs
+	 * (lfp_eq(3)). */
 	if ((flags & ~LFP_PEEK) || (e.err_data_size && !e.err_data))
 		want = -EINVAL;
+	else if (h && user && h->dlen > usize)
+		want = -LFP_ETOOSMALL;
 	else if (h || M.overrun)
 		want = (ssize_t)sizeof(struct lfp_eq_err_entry);
 	else
@@ -428,12 +441,16 @@ static void op_readerr(struct fin *f, uint8_t op)
 	CHECK_EQ(got, want, "lfp_eq_readerr(flags %#llx, err_data_size %zu), %zu errors queued, overrun %d (read says %s)",
 	         (unsigned long long)flags, usize, M.er_n, M.overrun,
 	         M.er_n || (M.overrun && !M.ev_n) ? "-LFP_EAVAIL" : "no error");
+	if (got == -LFP_ETOOSMALL)
+		CHECK_EQ(e.err_data_size, h->dlen, "readerr -LFP_ETOOSMALL: the size needed");
 	if (got < 0) {
+		if (user)
+			CHECK(fuzz_canary_ok(user, 0, usize), "failed readerr wrote into the buffer");
 		free(user);
 		return;
 	}
 	if (h) {
-		n = user ? (h->dlen < usize ? h->dlen : usize) : h->dlen;
+		n = h->dlen;
 		CHECK(e.fid == h->fid, "readerr: fid differs");
 		CHECK(e.context == h->ctx, "readerr: context differs");
 		CHECK(e.data == h->data, "readerr: data differs");
@@ -556,14 +573,17 @@ static void op_control(struct fin *f)
 
 static void op_strerror(struct fin *f)
 {
-	char buf[48];
+	char buf[48], num[48];
 	size_t len = fin_u8(f) % sizeof(buf);
 	int prov = pick_err(f);
 	const char *ref, *s;
 
 	if ((fin_u8(f) & 1) && prov != INT32_MIN)
 		prov = -prov;
-	ref = lfp_strerror(prov);
+	/* Without a binding (eq.h): "provider error N" into a buffer, a fixed
+	 * text without one; prov_errno is the provider's, not an errno. */
+	snprintf(num, sizeof(num), "provider error %d", prov);
+	ref = len ? num : "provider error (no binding to name it)";
 
 	memset(buf, 'x', sizeof(buf));
 	s = lfp_eq_strerror(EQ, prov, NULL, len ? buf : NULL, len);

@@ -22,18 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Known bugs in include/ that a long exploratory run can step around: build
- * with -DLFP_FUZZ_SKIP_KNOWN and the targets avoid (or tolerate) exactly the
- * inputs named where SKIP_KNOWN is used.  The default build checks
- * everything, and the corpus keeps a crash-<what> seed for each such bug.
- */
-#ifdef LFP_FUZZ_SKIP_KNOWN
-#  define SKIP_KNOWN 1
-#else
-#  define SKIP_KNOWN 0
-#endif
-
 /* Operations per input: keeps every run short and execs/s high. */
 #define FUZZ_MAX_OPS 256
 
