@@ -254,6 +254,7 @@ static struct lfp_cq *open_cq(enum lfp_wait_obj obj, struct lfp_wait *ws,
 	a.size = size;
 	a.wait_obj = ws ? LFP_WAIT_SET : obj;
 	a.wait_set = ws;
+	a.wait_cond = LFP_CQ_COND_THRESHOLD; /* the sreads pass thresholds */
 	ret = lfp_cq_open(&a, &cq, ctx);
 	CHECK(ret == 0, "lfp_cq_open(%s): %d", obj_name(obj), ret);
 	return cq;

@@ -1311,6 +1311,7 @@ static void scenario_waiters(enum lfp_wait_obj obj, double seconds)
 	memset(&qa, 0, sizeof(qa));
 	qa.size = W_CQ_SIZE;
 	qa.format = LFP_CQ_FORMAT_DATA;
+	qa.wait_cond = LFP_CQ_COND_THRESHOLD; /* bystanders wait for 8 */
 	qa.wait_obj = obj;
 	ret = lfp_cq_open(&qa, &g.cq, NULL);
 	CHECK(ret == 0, "2 %s: lfp_cq_open = %d", obj_name(obj), ret);

@@ -46,6 +46,7 @@ static struct lfp_cq *open_cq(enum lfp_cq_format fmt, enum lfp_wait_obj obj,
 	a.format = fmt;
 	a.wait_obj = obj;
 	a.size = size;
+	a.wait_cond = LFP_CQ_COND_THRESHOLD; /* the sread tests pass thresholds */
 	ret = lfp_cq_open(&a, &cq, NULL);
 	cr_assert_eq(ret, 0, "lfp_cq_open(format %d, wait %d, size %zu): %d",
 	             (int)fmt, (int)obj, size, ret);
@@ -932,4 +933,41 @@ Test(cq, format_unspec_is_context)
 	cr_assert_eq(lfp_cq_read(cq, out, 2), 1);
 	cr_assert_eq(out[0].op_context, (void *)&e);
 	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+/* fi_cq(3)'s wait_cond: with NONE (the default) sread's cond is ignored and
+ * any completion ends the wait; with THRESHOLD it is a size_t threshold. */
+Test(cq, wait_cond_none_ignores_cond_threshold_honours_it)
+{
+	struct lfp_cq_attr a;
+	struct lfp_cq *cq = NULL;
+	struct lfp_cq_entry e = { &e }, out[4];
+	size_t threshold = 3;
+	int64_t t0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = 8;
+	a.wait_obj = LFP_WAIT_FD;
+	cr_assert_eq(lfp_cq_open(&a, &cq, NULL), 0);
+	cr_assert_eq(cq->wait_cond, LFP_CQ_COND_NONE);
+	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
+	t0 = now_ms();
+	cr_assert_eq(lfp_cq_sread(cq, out, 4, &threshold, 2000), 1,
+	             "COND_NONE: cond must be ignored");
+	cr_assert_lt(now_ms() - t0, 1000);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+
+	a.wait_cond = LFP_CQ_COND_THRESHOLD;
+	cr_assert_eq(lfp_cq_open(&a, &cq, NULL), 0);
+	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
+	cr_assert_eq(lfp_cq_sread(cq, out, 4, &threshold, 50), -EAGAIN,
+	             "COND_THRESHOLD: 1 < 3 must wait out the timeout");
+	cr_assert_eq(lfp_cq_write(cq, out, 2), 2);
+	cr_assert_eq(lfp_cq_sread(cq, out, 4, &threshold, 1000), 3);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+
+	a.wait_cond = (enum lfp_cq_wait_cond)2;
+	cq = NULL;
+	cr_assert_eq(lfp_cq_open(&a, &cq, NULL), -EINVAL);
+	cr_assert_null(cq);
 }

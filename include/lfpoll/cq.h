@@ -29,6 +29,12 @@ enum lfp_cq_format {
 	LFP_CQ_FORMAT_UNSPEC        /* let lfpoll choose: CONTEXT */
 };
 
+/* How lfp_cq_sread interprets its cond argument (fi_cq(3)'s wait_cond). */
+enum lfp_cq_wait_cond {
+	LFP_CQ_COND_NONE,           /* cond ignored: any completion will do */
+	LFP_CQ_COND_THRESHOLD       /* cond points to a size_t threshold */
+};
+
 /* A completion's source address (fi_addr_t); NOTAVAIL when none was given. */
 typedef uint64_t lfp_addr_t;
 #define LFP_ADDR_NOTAVAIL (~(lfp_addr_t)0)
@@ -81,6 +87,7 @@ struct lfp_cq_attr {
 	enum lfp_wait_obj wait_obj;
 	int signaling_vector;         /* accepted, unused */
 	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
+	enum lfp_cq_wait_cond wait_cond; /* what sread's cond means */
 };
 
 #define LFP_CQ_DEFAULT_SIZE  1024
@@ -93,6 +100,7 @@ struct lfp_cq {
 	struct lfp__errq errq;
 	struct lfp__waitable w;
 	enum lfp_cq_format format;
+	enum lfp_cq_wait_cond wait_cond;
 	size_t entry_size;
 	/* Set by bindings: names provider errors in lfp_cq_strerror. */
 	const char *(*prov_strerror)(int prov_errno, const void *err_data);
@@ -176,6 +184,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 		a = *attr;
 	esz = lfp__cq_entry_size(a.format);
 	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY ||
+	    (a.wait_cond != LFP_CQ_COND_NONE && a.wait_cond != LFP_CQ_COND_THRESHOLD) ||
 	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
 	if (a.format == LFP_CQ_FORMAT_UNSPEC)
@@ -202,6 +211,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	cq->fid.context = context;
 	cq->fid.ops = &lfp__cq_ops;
 	cq->format = a.format;
+	cq->wait_cond = a.wait_cond;
 	cq->entry_size = esz;
 	cq->link.fid = &cq->fid;
 	ret = lfp__waitable_open(&cq->w, &cq->own, a.wait_obj, a.wait_set, &cq->fid);
@@ -400,8 +410,9 @@ LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint32_t s)
 }
 
 /*
- * Blocking read (source addresses as lfp_cq_readfrom).  cond: NULL, or a
- * const size_t * threshold: wait until at
+ * Blocking read (source addresses as lfp_cq_readfrom).  cond: with the CQ's
+ * wait_cond LFP_CQ_COND_THRESHOLD, NULL or a const size_t * threshold: wait
+ * until at
  * least that many completions (capped at count) are queued.  timeout in ms
  * (< 0 infinite).  Returns as lfp_cq_read; -EAGAIN when the timeout expires
  * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.  A signal
@@ -424,7 +435,9 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 	if (!lfp__waitable_can_block(&cq->w))
 		return -ENOSYS;
 	w.cq = cq;
-	w.threshold = cond ? *(const size_t *)cond : 1;
+	/* cond is a threshold only under LFP_CQ_COND_THRESHOLD (fi_cq(3)). */
+	w.threshold = cond && cq->wait_cond == LFP_CQ_COND_THRESHOLD ?
+	              *(const size_t *)cond : 1;
 	if (w.threshold == 0)
 		w.threshold = 1;
 	if (w.threshold > count)

@@ -137,6 +137,7 @@ static void cq_open(int i)
 	         sizeof(struct lfp_cq_tagged_entry);
 	m->first = m->n = m->efirst = m->en = 0;
 	m->ps = -1;
+	m->attr.wait_cond = LFP_CQ_COND_THRESHOLD; /* sread's thresholds */
 	CHECK_EQ(lfp_cq_open(&m->attr, &m->cq, obj_ctx(i)), 0,
 	         "lfp_cq_open(size %zu, format %d, wait %d)", m->attr.size,
 	         (int)m->attr.format, (int)m->attr.wait_obj);

@@ -748,6 +748,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&ca, 0, sizeof(ca));
 		ca.size = (size_t)2 << ((b >> 2) & 3);
 		ca.format = LFP_CQ_FORMAT_CONTEXT;
+		ca.wait_cond = LFP_CQ_COND_THRESHOLD; /* sread's thresholds */
 		ca.wait_obj = waits[b & 3];
 		CHECK_EQ(lfp_cq_open(&ca, &CQS[i], NULL), 0, "lfp_cq_open(wait %d)",
 		         (int)ca.wait_obj);
