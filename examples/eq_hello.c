@@ -13,5 +13,5 @@ int main(void)
 	lfp_eq_write(eq, LFP_EVENT_USER, "hello", 6, 0);   /* any thread */
 	if (lfp_eq_sread(eq, &event, msg, sizeof(msg), 1000, 0) > 0)
 		printf("event %u: %s\n", event, msg);           /* prints hello */
-	return lfp_eq_close(eq);
+	return lfp_eq_close(eq) ? 1 : 0;
 }

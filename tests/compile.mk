@@ -9,14 +9,21 @@
 #                            -std=c11 with a system header before lfpoll's:
 #                            must fail with lfpoll's own message naming the
 #                            fix, not deep inside ring.h
+#   tests/compile/abi_layout.c
+#                            the layouts a compiled binding relies on, pinned
+#                            to LFP_ABI_VERSION: fails when one moves and the
+#                            version does not
 
 USER_COMPILE_SRCS := $(wildcard tests/compile/user_*.c)
 USER_COMPILE_OUT  := $(B)/compile/user
 
 .PHONY: check-user-compile
 
-check-user-compile: $(USER_COMPILE_SRCS) tests/compile/strict_late.c $(HEADERS) $(INTERNAL)
+check-user-compile: $(USER_COMPILE_SRCS) tests/compile/strict_late.c \
+		tests/compile/abi_layout.c $(HEADERS) $(INTERNAL)
 	@mkdir -p $(USER_COMPILE_OUT)
+	$(Q)$(CC) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -c tests/compile/abi_layout.c \
+		-o $(USER_COMPILE_OUT)/abi_layout.o
 	$(Q)set -e; n=0; \
 	for src in $(USER_COMPILE_SRCS); do \
 		name=$$(basename $$src .c); \

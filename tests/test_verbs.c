@@ -264,6 +264,42 @@ Test(verbs_open, a_second_binding_on_the_same_cq_is_eexist)
 	rig_down(&r);
 }
 
+/*
+ * The binding library was built with one set of lfpoll headers; a program
+ * may pass objects built with others.  Objects carry their LFP_ABI_VERSION
+ * and the binding refuses a foreign one (-EPROTO) instead of misreading its
+ * layout; nothing is left behind.
+ */
+Test(verbs_open, objects_built_with_other_headers_are_eproto)
+{
+	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };
+	struct lfp_verbs_cq_attr set = { .wait_obj = LFP_WAIT_SET };
+	struct lfp_eq_attr ea = { .size = 8,
+	                          .entry_size = sizeof(struct lfp_verbs_async_entry) };
+	struct lfp_verbs_async *va = NULL;
+	struct lfp_verbs_cq *v = NULL;
+	struct lfp_wait *ws;
+	struct lfp_eq *eq;
+	struct rig r;
+
+	rig_up(&r, 4);
+	cr_assert_eq(lfp_wait_open(&wa, &ws), 0);
+	set.wait_set = ws;
+	ws->fid.abi = LFP_ABI_VERSION + 1;
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &set, &v, NULL), -EPROTO);
+	cr_assert_null(v);
+	ws->fid.abi = LFP_ABI_VERSION;
+	cr_assert_eq(lfp_wait_close(ws), 0, "the refused open left the set untouched");
+
+	cr_assert_eq(lfp_eq_open(&ea, &eq, NULL), 0);
+	eq->fid.abi = LFP_ABI_VERSION - 1;
+	cr_assert_eq(lfp_verbs_async_open(r.ctx, eq, &va, NULL), -EPROTO);
+	cr_assert_null(va);
+	eq->fid.abi = LFP_ABI_VERSION;
+	cr_assert_eq(lfp_eq_close(eq), 0, "the refused open kept a hold on the EQ");
+	rig_down(&r);
+}
+
 Test(verbs_open, two_fd_mode_cqs_on_one_channel_are_ebusy)
 {
 	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };

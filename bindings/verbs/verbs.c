@@ -2,7 +2,11 @@
  * liblfpoll_verbs: lfpoll objects over libibverbs completion channels and
  * device async events.  See lfpoll/verbs.h and docs/man/lfp_verbs.3.md.
  *
- * Verbs CQ protocol (VERBS.md): to make blocking safe, drain the channel
+ * It uses lfpoll's public headers and the binding interface
+ * <lfpoll/binding.h> only (docs/binding.md); its own shared fields are C11
+ * atomics.
+ *
+ * Verbs CQ protocol (docs/verbs.md): to make blocking safe, drain the channel
  * (non-blocking reads until EAGAIN, EINTR retried), then poll; if empty,
  * arm with ibv_req_notify_cq and poll again, because a CQE that landed
  * before the arm raises no event.  What the polls find goes to a stash that
@@ -18,9 +22,12 @@
  */
 #define _GNU_SOURCE
 #include <lfpoll/verbs.h>
+#include <lfpoll/binding.h>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,15 +44,14 @@ struct vcq {
 	int solicited_only;
 	enum lfp_wait_obj wait_obj;
 	struct lfp_wait *wait_set;
-	struct lfp__wait_member member;
-	struct lfp__poll_link link;
+	struct lfp_binding_member member; /* wait sets and poll sets */
 	pthread_mutex_t lock;
 	struct ibv_wc stash[STASH];
 	unsigned stash_head, stash_len;
 	unsigned unacked;          /* channel events read for this CQ, not acked */
 	/* Written by other CQs that read an event naming this one. */
-	uint32_t foreign;          /* events read for us by others, not yet counted */
-	uint32_t armed;            /* an arm is outstanding (no event read since) */
+	_Atomic uint32_t foreign;  /* events read for us by others, not yet counted */
+	_Atomic uint32_t armed;    /* an arm is outstanding (no event read since) */
 	int err;                   /* a channel read failed (device gone): reads report it */
 	struct vcq *next;          /* registry */
 };
@@ -54,6 +60,7 @@ struct vasync {
 	struct lfp_verbs_async pub;
 	struct ibv_context *ctx;
 	struct lfp_eq *eq;
+	struct lfp_binding_member member; /* unused: it joins no set */
 	pthread_mutex_t lock;
 	int gone;                  /* device fatal or EIO: reading has stopped */
 	int have_pending;          /* an event read but not yet accepted by the EQ */
@@ -77,6 +84,39 @@ static int neg_errno(void)
 	return errno ? -errno : -EIO;
 }
 
+/* Deadlines on the monotonic clock (ns); -1 for an infinite timeout. */
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t deadline_of(int timeout_ms)
+{
+	return timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
+}
+
+/* Milliseconds left for poll(2), rounded up; -1: no deadline. */
+static int ms_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - now_ns();
+	if (left <= 0)
+		return 0;
+	left = (left + 999999) / 1000000;
+	return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+static int expired(int64_t deadline)
+{
+	return deadline >= 0 && now_ns() >= deadline;
+}
+
 static int set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -89,7 +129,8 @@ static int set_nonblock(int fd)
 /* Acks pending events (all with force, else only a full batch); lock held. */
 static void ack_events(struct vcq *v, int force)
 {
-	v->unacked += lfp__xchg_u32(&v->foreign, 0);
+	/* Full barrier: pairs with the crediting CQ's add. */
+	v->unacked += atomic_exchange(&v->foreign, 0);
 	if (v->unacked && (force || v->unacked >= v->ack_batch)) {
 		ibv_ack_cq_events(v->cq, v->unacked);
 		v->unacked = 0;
@@ -141,17 +182,17 @@ static int drain_channel(struct vcq *v)
 		}
 		if (ev_cq == v->cq) {
 			v->unacked++;
-			lfp__st_rlx_u32(&v->armed, 0);
+			atomic_store_explicit(&v->armed, 0, memory_order_relaxed);
 			continue;
 		}
 		pthread_mutex_lock(&reg_lock);
 		o = reg_find(ev_cq);
 		if (o) {
 			/* Full-barrier RMW; o's trywait picks it up. */
-			(void)lfp__faa_u32(&o->foreign, 1);
-			lfp__st_rlx_u32(&o->armed, 0);
+			(void)atomic_fetch_add(&o->foreign, 1);
+			atomic_store_explicit(&o->armed, 0, memory_order_relaxed);
 			if (o->wait_set)
-				lfp__signal_notify(lfp__wait_signal(o->wait_set));
+				lfp_binding_notify(o->wait_set);
 		} else {
 			ibv_ack_cq_events(ev_cq, 1);
 		}
@@ -195,14 +236,14 @@ static int vcq_trywait_locked(struct vcq *v)
 	ret = poll_into_stash(v);
 	if (ret)
 		return ret < 0 ? ret : -EAGAIN;
-	if (!lfp__ld_rlx_u32(&v->armed)) {
+	if (!atomic_load_explicit(&v->armed, memory_order_relaxed)) {
 		/* Noted before the arm: the event it raises may be read at
 		 * once by another CQ on the channel, which clears the note;
 		 * noting after would wipe that out and leave us unarmed. */
-		lfp__st_rlx_u32(&v->armed, 1);
+		atomic_store_explicit(&v->armed, 1, memory_order_relaxed);
 		ret = ibv_req_notify_cq(v->cq, v->solicited_only);
 		if (ret) {
-			lfp__st_rlx_u32(&v->armed, 0);
+			atomic_store_explicit(&v->armed, 0, memory_order_relaxed);
 			return -ret; /* a positive errno */
 		}
 	}
@@ -222,8 +263,11 @@ static int vcq_trywait(struct lfp_fid *fid)
 
 	if (v->wait_obj == LFP_WAIT_NONE)
 		return -EINVAL;
-	if (v->wait_set)
-		return lfp__wait_trywait(v->wait_set);
+	if (v->wait_set) {
+		struct lfp_fid *set = &v->wait_set->fid;
+
+		return lfp_trywait(&set, 1); /* re-checks every member */
+	}
 	pthread_mutex_lock(&v->lock);
 	ret = vcq_trywait_locked(v);
 	pthread_mutex_unlock(&v->lock);
@@ -266,7 +310,7 @@ static int vcq_control(struct lfp_fid *fid, int command, void *arg)
 
 static struct lfp__poll_link *vcq_poll_link(struct lfp_fid *fid)
 {
-	return &to_vcq(fid)->link;
+	return lfp_binding_poll_link(&to_vcq(fid)->member);
 }
 
 static int vcq_close_fid(struct lfp_fid *fid)
@@ -300,19 +344,19 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 		return -EINVAL;
 	if ((a.wait_obj == LFP_WAIT_SET) != (a.wait_set != NULL))
 		return -EINVAL;
+	if (a.wait_set && lfp_binding_check(&a.wait_set->fid))
+		return -EPROTO; /* built with other lfpoll headers */
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	v->pub.fid.fclass = LFP_CLASS_VERBS_CQ;
-	v->pub.fid.context = context;
-	v->pub.fid.ops = &vcq_ops;
+	/* Filled by the device: no producer pushes its poll link (sticky). */
+	lfp_binding_init(&v->pub.fid, LFP_CLASS_VERBS_CQ, context, &vcq_ops,
+	                 &v->member, 1);
 	v->cq = cq;
 	v->channel = channel;
 	v->ack_batch = a.ack_batch ? a.ack_batch : LFP_VERBS_ACK_BATCH;
 	v->solicited_only = a.solicited_only;
 	v->wait_obj = a.wait_obj;
-	v->link.fid = &v->pub.fid;
-	v->link.sticky = 1; /* filled by the device: no producer pushes it */
 	v->armed = 1; /* before it is published and armed: see vcq_trywait_locked */
 	if (pthread_mutex_init(&v->lock, NULL)) {
 		free(v);
@@ -351,7 +395,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 			if (ret)
 				goto fail_reg;
 		}
-		ret = lfp__wait_bind(a.wait_set, &v->member, &v->pub.fid);
+		ret = lfp_binding_join(a.wait_set, &v->member);
 		if (ret) {
 			if (!shared_in_set)
 				lfp_wait_del_fd(a.wait_set, channel->fd);
@@ -359,7 +403,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 		}
 		v->wait_set = a.wait_set;
 	}
-	/* Arm at open (VERBS.md 1), with solicited_only. */
+	/* Arm at open (docs/verbs.md), with solicited_only. */
 	ret = ibv_req_notify_cq(cq, v->solicited_only);
 	if (ret) {
 		ret = -ret;
@@ -370,7 +414,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 
 fail_set:
 	if (v->wait_set) {
-		lfp__wait_unbind(v->wait_set, &v->member);
+		lfp_binding_leave(v->wait_set, &v->member);
 		if (!shared_in_set)
 			lfp_wait_del_fd(v->wait_set, channel->fd);
 	}
@@ -432,7 +476,7 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 		return -EINVAL;
 	if (v->wait_obj != LFP_WAIT_FD)
 		return -ENOSYS;
-	deadline = lfp__deadline(timeout);
+	deadline = deadline_of(timeout);
 	for (;;) {
 		ret = lfp_verbs_cq_read(vcq, wc, n);
 		if (ret != -EAGAIN || timeout == 0)
@@ -445,12 +489,12 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 		pfd.fd = v->channel->fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		ret = poll(&pfd, 1, lfp__ms_left(deadline));
+		ret = poll(&pfd, 1, ms_left(deadline));
 		if (ret < 0 && errno != EINTR)
 			return neg_errno();
 		if (pfd.revents & (POLLERR | POLLNVAL))
 			return -EIO; /* the device is gone */
-		if (ret == 0 && lfp__expired(deadline))
+		if (ret == 0 && expired(deadline))
 			return lfp_verbs_cq_read(vcq, wc, n);
 	}
 }
@@ -467,10 +511,10 @@ API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 
 	if (!v)
 		return -EINVAL;
-	if (lfp__ld_acq_ptr((void *const *)&v->link.ps))
+	if (lfp_binding_in_poll_set(&v->member))
 		return -EBUSY;
 	if (v->wait_set)
-		lfp__wait_unbind(v->wait_set, &v->member);
+		lfp_binding_leave(v->wait_set, &v->member);
 	pthread_mutex_lock(&v->lock);
 	(void)drain_channel(v);
 	pthread_mutex_lock(&reg_lock);
@@ -582,6 +626,8 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 
 	if (!ctx || !eq || !vap || ctx->async_fd < 0)
 		return -EINVAL;
+	if (lfp_binding_check(&eq->fid))
+		return -EPROTO; /* built with other lfpoll headers */
 	if (eq->entry_size < sizeof(struct lfp_verbs_async_entry))
 		return -EMSGSIZE;
 	ret = set_nonblock(ctx->async_fd);
@@ -594,13 +640,12 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 		free(a);
 		return -ENOMEM;
 	}
-	a->pub.fid.fclass = LFP_CLASS_VERBS_ASYNC;
-	a->pub.fid.context = context;
-	a->pub.fid.ops = &vasync_ops;
+	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops,
+	                 &a->member, 0);
 	a->ctx = ctx;
 	a->eq = eq;
-	(void)lfp__faa_u32(&eq->bind_refs, 1); /* lfp_eq_close is -EBUSY now */
-	eq->prov_strerror = async_strerror;
+	/* lfp_eq_close is -EBUSY now; async events are named in strerror. */
+	(void)lfp_binding_eq_attach(eq, async_strerror);
 	*vap = &a->pub;
 	return 0;
 }
@@ -706,7 +751,7 @@ API int lfp_verbs_async_close(struct lfp_verbs_async *va)
 
 	if (!a)
 		return -EINVAL;
-	(void)lfp__faa_u32(&a->eq->bind_refs, (uint32_t)-1);
+	lfp_binding_eq_detach(a->eq);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	return 0;

@@ -25,11 +25,12 @@ enum lfp_cntr_events {
 	LFP_CNTR_EVENTS_COMP
 };
 
+/* Fields in fi_cntr_attr's order, so initializers carry over. */
 struct lfp_cntr_attr {
-	uint64_t flags;               /* must be 0 */
+	enum lfp_cntr_events events;  /* LFP_CNTR_EVENTS_COMP (0) */
 	enum lfp_wait_obj wait_obj;
 	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
-	enum lfp_cntr_events events;  /* LFP_CNTR_EVENTS_COMP (0) */
+	uint64_t flags;               /* must be 0 */
 };
 
 struct lfp_cntr {
@@ -120,6 +121,7 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 	c = (struct lfp_cntr *)p;
 	memset(c, 0, sizeof(*c));
 	c->fid.fclass = LFP_CLASS_CNTR;
+	c->fid.abi = LFP_ABI_VERSION;
 	c->fid.context = context;
 	c->fid.ops = &lfp__cntr_ops;
 	c->link.fid = &c->fid;

@@ -75,6 +75,15 @@ LFP_INLINE int lfp__neg_errno(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
+/*
+ * The layout version of lfpoll's object structs.  Every object records the
+ * value of the headers that built it (fid.abi); a compiled binding checks
+ * it against its own (lfp_binding_check).  Bump it whenever a struct that a
+ * binding may touch changes layout; tests/compile/abi_layout.c fails until
+ * you do.
+ */
+#define LFP_ABI_VERSION 2
+
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */
 #define LFP_EAVAIL    259 /* an error entry is available: call readerr */
@@ -152,6 +161,10 @@ struct lfp_fid_ops {
 
 struct lfp_fid {
 	uint32_t fclass;
+	/* LFP_ABI_VERSION of the headers that built the object, so that a
+	 * compiled binding can refuse an object whose layout it does not
+	 * know (lfp_binding(3)).  In the padding after fclass. */
+	uint32_t abi;
 	void *context;
 	const struct lfp_fid_ops *ops;
 };

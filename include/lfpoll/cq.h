@@ -86,8 +86,8 @@ struct lfp_cq_attr {
 	enum lfp_cq_format format;
 	enum lfp_wait_obj wait_obj;
 	int signaling_vector;         /* accepted, unused */
-	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
 	enum lfp_cq_wait_cond wait_cond; /* what sread's cond means */
+	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
 };
 
 #define LFP_CQ_DEFAULT_SIZE  1024
@@ -208,6 +208,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	if (ret)
 		goto fail_ring;
 	cq->fid.fclass = LFP_CLASS_CQ;
+	cq->fid.abi = LFP_ABI_VERSION;
 	cq->fid.context = context;
 	cq->fid.ops = &lfp__cq_ops;
 	cq->format = a.format;

@@ -185,6 +185,7 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 		return ret;
 	}
 	eq->fid.fclass = LFP_CLASS_EQ;
+	eq->fid.abi = LFP_ABI_VERSION;
 	eq->fid.context = context;
 	eq->fid.ops = &lfp__eq_ops;
 	eq->flags = a.flags;

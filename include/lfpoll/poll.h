@@ -187,6 +187,7 @@ LFP_INLINE int lfp_poll_open(const struct lfp_poll_attr *attr,
 		return -ENOMEM;
 	}
 	ps->fid.fclass = LFP_CLASS_POLL;
+	ps->fid.abi = LFP_ABI_VERSION;
 	ps->fid.ops = &lfp__poll_ops;
 	*psp = ps;
 	return 0;

@@ -190,6 +190,7 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	memset(ws, 0, sizeof(*ws));
 	ws->epfd = -1;
 	ws->fid.fclass = LFP_CLASS_WAIT;
+	ws->fid.abi = LFP_ABI_VERSION;
 	ws->fid.ops = &lfp__wait_ops;
 	ws->wait_obj = obj;
 	ws->head.next = ws->head.prev = &ws->head;

@@ -1,0 +1,137 @@
+/*
+ * lfpoll binding interface: what a compiled binding (a library that turns
+ * some other event source, such as libibverbs, into lfpoll objects) may use
+ * besides the public API.  bindings/verbs uses nothing else; lfp_binding(3)
+ * and docs/binding.md describe the rules.
+ *
+ *   ABI       lfpoll is headers only, so a binding library and the program
+ *             that links it may have been built with different headers.
+ *             Every object records the LFP_ABI_VERSION that built it;
+ *             lfp_binding_check refuses one whose layout the binding does
+ *             not know (-EPROTO) instead of misreading it.
+ *   members   a binding object embeds a struct lfp_binding_member and
+ *             points its fid ops at it: lfp_binding_join/leave put it in a
+ *             wait set, lfp_binding_poll_link gives poll sets its link.
+ *   notify    lfp_binding_notify wakes a wait set's waiters after the
+ *             binding found new work for a member (P2-P4 of the wait
+ *             protocol: design.md section 2).
+ *   EQs       lfp_binding_eq_attach makes lfp_eq_close -EBUSY while the
+ *             binding writes to the EQ, and names the binding's provider
+ *             errors in lfp_eq_strerror.
+ */
+#ifndef LFPOLL_BINDING_H
+#define LFPOLL_BINDING_H
+
+#include "eq.h"
+#include "wait.h"
+#include "poll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a binding object embeds to join wait sets and poll sets. */
+struct lfp_binding_member {
+	struct lfp__wait_member wait;
+	struct lfp__poll_link poll;
+};
+
+/*
+ * 0 when fid was built with the same LFP_ABI_VERSION as the caller (the
+ * binding's own headers); -EPROTO when it was not; -EINVAL for NULL.
+ */
+LFP_INLINE int lfp_binding_check(const struct lfp_fid *fid)
+{
+	if (!fid)
+		return -EINVAL;
+	return fid->abi == LFP_ABI_VERSION ? 0 : -EPROTO;
+}
+
+/*
+ * Set up a binding object's fid (class, context, ops, ABI) and its member.
+ * sticky: the object's work arrives with no producer to push its poll
+ * link (a device fills it), so poll sets check it on every lfp_poll.
+ */
+LFP_INLINE void lfp_binding_init(struct lfp_fid *fid, uint32_t fclass,
+                                 void *context, const struct lfp_fid_ops *ops,
+                                 struct lfp_binding_member *m, int sticky)
+{
+	fid->fclass = fclass;
+	fid->abi = LFP_ABI_VERSION;
+	fid->context = context;
+	fid->ops = ops;
+	memset(m, 0, sizeof(*m));
+	m->poll.fid = fid;
+	m->poll.sticky = sticky ? 1 : 0;
+}
+
+/* For the fid ops' poll_link. */
+LFP_INLINE struct lfp__poll_link *lfp_binding_poll_link(struct lfp_binding_member *m)
+{
+	return &m->poll;
+}
+
+/* Whether the object is in a poll set (close must then be -EBUSY).
+ * Acquire: pairs with lfp_poll_del's D1, so a close after a del sees it. */
+LFP_INLINE int lfp_binding_in_poll_set(struct lfp_binding_member *m)
+{
+	return lfp__ld_acq_ptr((void *const *)&m->poll.ps) != NULL;
+}
+
+/* Join ws for the object's life: 0, -EINVAL, or -EPROTO (lfp_binding_check). */
+LFP_INLINE int lfp_binding_join(struct lfp_wait *ws, struct lfp_binding_member *m)
+{
+	int ret;
+
+	if (!ws || !m->poll.fid)
+		return -EINVAL;
+	ret = lfp_binding_check(&ws->fid);
+	if (ret)
+		return ret;
+	return lfp__wait_bind(ws, &m->wait, m->poll.fid);
+}
+
+LFP_INLINE void lfp_binding_leave(struct lfp_wait *ws, struct lfp_binding_member *m)
+{
+	lfp__wait_unbind(ws, &m->wait);
+}
+
+/* After the binding published work for a member of ws: wake ws's waiters. */
+LFP_INLINE void lfp_binding_notify(struct lfp_wait *ws)
+{
+	lfp__signal_notify(lfp__wait_signal(ws));
+}
+
+/*
+ * The binding writes to eq from now on: lfp_eq_close is -EBUSY until
+ * lfp_binding_eq_detach, and name (when not NULL) names the binding's
+ * provider errors in lfp_eq_strerror.  0, -EINVAL, or -EPROTO.
+ */
+LFP_INLINE int lfp_binding_eq_attach(struct lfp_eq *eq,
+                                     const char *(*name)(int prov_errno,
+                                                         const void *err_data))
+{
+	int ret;
+
+	if (!eq)
+		return -EINVAL;
+	ret = lfp_binding_check(&eq->fid);
+	if (ret)
+		return ret;
+	/* Full barrier; lfp_eq_close's acquire load of bind_refs pairs. */
+	(void)lfp__faa_u32(&eq->bind_refs, 1);
+	if (name)
+		eq->prov_strerror = name;
+	return 0;
+}
+
+LFP_INLINE void lfp_binding_eq_detach(struct lfp_eq *eq)
+{
+	(void)lfp__faa_u32(&eq->bind_refs, (uint32_t)-1); /* as attach */
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_BINDING_H */

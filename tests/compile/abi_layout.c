@@ -1,0 +1,49 @@
+/*
+ * The layout a compiled binding relies on, pinned to LFP_ABI_VERSION.
+ *
+ * A binding library (bindings/verbs) is built once with lfpoll's headers;
+ * programs that link it may be built with other ones.  Objects carry the
+ * LFP_ABI_VERSION of the headers that built them and the binding refuses
+ * others (lfp_binding_check).  That only works if the version moves every
+ * time a layout the binding touches moves: this file fails to compile when
+ * a size or an offset below changes and LFP_ABI_VERSION did not.  Then bump
+ * LFP_ABI_VERSION in common.h and record the new figures here under it.
+ *
+ * The figures are for x86-64 with glibc (pthread_mutex_t is 40 bytes);
+ * elsewhere only the version is checked.  tests/compile.mk builds it.
+ */
+#include <lfpoll/binding.h>
+
+#define LAYOUT(expr) _Static_assert(expr, "layout changed: bump LFP_ABI_VERSION " \
+                                          "(common.h) and update tests/compile/abi_layout.c")
+
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
+#  if LFP_ABI_VERSION == 2
+LAYOUT(sizeof(struct lfp_fid) == 24);
+LAYOUT(offsetof(struct lfp_fid, abi) == 4);
+LAYOUT(offsetof(struct lfp_fid, context) == 8);
+LAYOUT(offsetof(struct lfp_fid, ops) == 16);
+LAYOUT(sizeof(struct lfp_fid_ops) == 48);
+LAYOUT(sizeof(struct lfp_eq) == 1192);
+LAYOUT(offsetof(struct lfp_eq, entry_size) == 920);
+LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 928);
+LAYOUT(offsetof(struct lfp_eq, bind_refs) == 940);
+LAYOUT(sizeof(struct lfp_wait) == 456);
+LAYOUT(offsetof(struct lfp_wait, sig) == 24);
+LAYOUT(offsetof(struct lfp_wait, lock) == 280);
+LAYOUT(offsetof(struct lfp_wait, head) == 320);
+LAYOUT(offsetof(struct lfp_wait, nmembers) == 352);
+LAYOUT(sizeof(struct lfp__signal) == 248);
+LAYOUT(sizeof(struct lfp__wait_member) == 32);
+LAYOUT(sizeof(struct lfp__poll_link) == 40);
+LAYOUT(offsetof(struct lfp__poll_link, queued) == 32);
+LAYOUT(offsetof(struct lfp__poll_link, sticky) == 36);
+LAYOUT(sizeof(struct lfp_binding_member) == 72);
+LAYOUT(sizeof(struct lfp_poll) == 216);
+LAYOUT(offsetof(struct lfp_poll, ready) == 24);
+#  else
+#    error "LFP_ABI_VERSION moved: record this version's layout above"
+#  endif
+#endif
+
+int lfp_abi_layout_checked = LFP_ABI_VERSION;
