@@ -75,7 +75,7 @@ LFP_INLINE struct lfp__poll_link *lfp_binding_poll_link(struct lfp_binding_membe
  * Acquire: pairs with lfp_poll_del's D1, so a close after a del sees it. */
 LFP_INLINE int lfp_binding_in_poll_set(struct lfp_binding_member *m)
 {
-	return lfp__ld_acq_ptr((void *const *)&m->poll.ps) != NULL;
+	return lfp__ld_acq_ptr((void *const *)&m->poll.stack) != NULL;
 }
 
 /* Join ws for the object's life: 0, -EINVAL, or -EPROTO (lfp_binding_check). */
@@ -88,12 +88,13 @@ LFP_INLINE int lfp_binding_join(struct lfp_wait *ws, struct lfp_binding_member *
 	ret = lfp_binding_check(&ws->fid);
 	if (ret)
 		return ret;
-	return lfp__wait_bind(ws, &m->wait, m->poll.fid);
+	lfp__set_core_bind(&ws->core, &m->wait, m->poll.fid);
+	return 0;
 }
 
 LFP_INLINE void lfp_binding_leave(struct lfp_wait *ws, struct lfp_binding_member *m)
 {
-	lfp__wait_unbind(ws, &m->wait);
+	lfp__set_core_unbind(&ws->core, &m->wait);
 }
 
 /* After the binding published work for a member of ws: wake ws's waiters. */

@@ -12,9 +12,7 @@
 #define LFPOLL_CNTR_H
 
 #include "common.h"
-#include "signal.h"
-#include "wait.h"
-#include "poll.h"
+#include "internal/member.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,7 +137,7 @@ LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
 {
 	if (!c)
 		return -EINVAL;
-	if (lfp__ld_acq_ptr((void *const *)&c->link.ps))
+	if (lfp__ld_acq_ptr((void *const *)&c->link.stack))
 		return -EBUSY;
 	lfp__waitable_close(&c->w, &c->own);
 	free(c);

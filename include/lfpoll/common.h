@@ -161,12 +161,13 @@ struct lfp_fid_ops {
 
 struct lfp_fid {
 	uint32_t fclass;
-	/* LFP_ABI_VERSION of the headers that built the object, so that a
-	 * compiled binding can refuse an object whose layout it does not
-	 * know (lfp_binding(3)).  In the padding after fclass. */
-	uint32_t abi;
 	void *context;
 	const struct lfp_fid_ops *ops;
+	/* LFP_ABI_VERSION of the headers that built the object, so that a
+	 * compiled binding can refuse an object whose layout it does not
+	 * know (lfp_binding(3)).  Last, so that initializers of the first
+	 * three fields keep compiling. */
+	uint32_t abi;
 };
 
 LFP_INLINE int lfp_close(struct lfp_fid *fid)

@@ -12,9 +12,7 @@
 
 #include "common.h"
 #include "ring.h"
-#include "signal.h"
-#include "wait.h"
-#include "poll.h"
+#include "internal/member.h"
 #include "internal/errq.h"
 
 #ifdef __cplusplus
@@ -236,7 +234,7 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 {
 	if (!cq)
 		return -EINVAL;
-	if (lfp__ld_acq_ptr((void *const *)&cq->link.ps))
+	if (lfp__ld_acq_ptr((void *const *)&cq->link.stack))
 		return -EBUSY;
 	lfp__waitable_close(&cq->w, &cq->own);
 	lfp__errq_fini(&cq->errq);

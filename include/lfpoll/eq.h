@@ -13,8 +13,7 @@
 
 #include "common.h"
 #include "ring.h"
-#include "signal.h"
-#include "wait.h"
+#include "internal/member.h"
 #include "internal/errq.h"
 
 #ifdef __cplusplus

@@ -6,7 +6,6 @@
 
 #include "common.h"
 #include "ring.h"
-#include "signal.h"
 #include "pollfd.h"
 #include "wait.h"
 #include "poll.h"

@@ -31,27 +31,11 @@
 #define LFPOLL_POLL_H
 
 #include "common.h"
-#include "signal.h"
+#include "internal/member.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum { LFP__LINK_IDLE, LFP__LINK_PUSHING, LFP__LINK_TRACKED };
-
-struct lfp_poll;
-
-struct lfp__poll_link {
-	struct lfp_poll *ps;          /* the poll set, or NULL */
-	struct lfp__poll_link *next;  /* on the ready stack or the poller's list */
-	struct lfp_fid *fid;
-	uint64_t seen;                /* event-like objects: events last reported */
-	uint32_t queued;              /* LFP__LINK_* */
-	/* Set by classes whose work arrives with no producer to push the
-	 * link (a verbs CQ is filled by the device): lfp_poll keeps such a
-	 * link tracked and checks it on every call. */
-	uint32_t sticky;
-};
 
 struct lfp_poll_attr {
 	uint64_t flags;               /* must be 0 */
@@ -70,91 +54,6 @@ struct lfp_poll {
 	struct lfp__poll_link *reported;
 	size_t nmembers;
 };
-
-/*
- * Producer side, after publishing work and the full barrier P2 of
- * lfp__notify_all, which orders the publish before the loads here.  Cheap
- * when the object is in no poll set or already tracked: two loads.
- */
-LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
-{
-	struct lfp_poll *ps;
-	struct lfp__poll_link *top;
-	uint32_t idle = LFP__LINK_IDLE;
-
-	if (!lfp__ld_rlx_ptr((void *const *)&l->ps) ||
-	    lfp__ld_rlx_u32(&l->queued) != LFP__LINK_IDLE)
-		return;
-	/* Full-barrier RMW: orders our publish before the poller's re-check
-	 * (pairs with the poller's L2), and the claim before the re-read of
-	 * ps (pairs with lfp_poll_del's D1). */
-	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_PUSHING))
-		return;
-	LFP__SCHED("poll.link.claimed", l);
-	ps = (struct lfp_poll *)lfp__ld_acq_ptr((void *const *)&l->ps);
-	if (!ps) {
-		/* Deleted meanwhile: lfp_poll_del waits for this store. */
-		lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
-		return;
-	}
-	top = (struct lfp__poll_link *)lfp__ld_rlx_ptr((void *const *)&ps->ready);
-	/* Treiber push.  The CAS is a full barrier (release for the store of
-	 * next before it on every architecture); lfp_poll's exchange, also a
-	 * full barrier, is its acquire. */
-	do
-		l->next = top;
-	while (!lfp__cas_ptr((void **)&ps->ready, (void **)&top, l));
-	LFP__SCHED("poll.link.pushed", l);
-	/* Release: lfp_poll_del waits for a state other than PUSHING before
-	 * it touches the stack; lfp_poll's L1 CAS waits for it too. */
-	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
-}
-
-/*
- * What a producer does after publishing work (P1): P2, then queue the object
- * in its poll set, then wake an armed waiter (P3-P4 of signal.h).  The one
- * full barrier orders the publish before the poll link's loads and before
- * P3.  The push comes before the wake: a waiter that consumed the change
- * through a wait set's trywait while the link was still being pushed, found
- * nothing in lfp_poll and armed again, is woken by this producer's P4, after
- * the link is on the stack.  (In the other order that wake went out first,
- * and the waiter slept with the counter's change unreported: docs/
- * reliability.md, defect I.)
- */
-LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp__poll_link *l)
-{
-	if (LFP__BROKEN("I")) {
-		if (sig)
-			lfp__signal_notify(sig);
-		else
-			lfp__mb();
-		lfp__poll_link_notify(l);
-		return;
-	}
-	lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
-	lfp__poll_link_notify(l);
-	if (sig)
-		lfp__signal_check(sig);
-}
-
-/* Whether the member behind a link has something to report; consumes a
- * counter's change only when consume is set. */
-LFP_INLINE int lfp__poll_link_ready(struct lfp__poll_link *l, int consume)
-{
-	uint64_t ev;
-
-	if (l->fid->ops->events) {
-		/* Relaxed: seen is also reset by the counter's add/set; a
-		 * lost race there only costs a false positive. */
-		ev = l->fid->ops->events(l->fid);
-		if (ev == lfp__ld_rlx_u64(&l->seen))
-			return 0;
-		if (consume)
-			lfp__st_rlx_u64(&l->seen, ev);
-		return 1;
-	}
-	return l->fid->ops->ready(l->fid) > 0;
-}
 
 LFP_INLINE int lfp_poll_close(struct lfp_poll *ps);
 
@@ -234,15 +133,15 @@ LFP_INLINE struct lfp__poll_link *lfp__poll_fid_link(struct lfp_fid *fid)
 LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t flags)
 {
 	struct lfp__poll_link *l = lfp__poll_fid_link(fid);
-	struct lfp_poll *none = NULL;
+	struct lfp__poll_link **none = NULL;
 
 	if (!ps || !l || flags)
 		return -EINVAL;
 	pthread_mutex_lock(&ps->lock);
 	l->fid = fid;
-	if (!lfp__cas_ptr((void **)&l->ps, (void **)&none, ps)) {
+	if (!lfp__cas_ptr((void **)&l->stack, (void **)&none, &ps->ready)) {
 		pthread_mutex_unlock(&ps->lock);
-		return none == ps ? -EEXIST : -EBUSY;
+		return none == &ps->ready ? -EEXIST : -EBUSY;
 	}
 	/* Track it now, unless a producer that saw the new ps has claimed
 	 * the push (PUSHING: wait for it) or done it (TRACKED: the link is on
@@ -289,10 +188,11 @@ LFP_INLINE int lfp_poll_del(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 	if (!ps || !l || flags)
 		return -EINVAL;
 	pthread_mutex_lock(&ps->lock);
-	self = ps;
-	/* D1: full-barrier RMW clearing ps; pairs with the producer's claim:
-	 * a producer that claimed before it re-reads ps below as PUSHING. */
-	if (!lfp__cas_ptr((void **)&l->ps, &self, NULL)) {
+	self = &ps->ready;
+	/* D1: full-barrier RMW clearing the link's stack; pairs with the
+	 * producer's claim: a producer that claimed before it re-reads the
+	 * stack below as PUSHING. */
+	if (!lfp__cas_ptr((void **)&l->stack, &self, NULL)) {
 		pthread_mutex_unlock(&ps->lock);
 		return -ENOENT;
 	}

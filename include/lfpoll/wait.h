@@ -15,8 +15,8 @@
 #define LFPOLL_WAIT_H
 
 #include "common.h"
-#include "signal.h"
 #include "pollfd.h"
+#include "internal/member.h"
 
 #include <sys/epoll.h>
 
@@ -24,27 +24,18 @@
 extern "C" {
 #endif
 
-/* A member's link, embedded in the member object. */
-struct lfp__wait_member {
-	struct lfp__wait_member *next, *prev;
-	struct lfp_fid *fid;
-	uint64_t seen;                /* event-like members: events last seen */
-};
-
 struct lfp_wait_attr {
 	enum lfp_wait_obj wait_obj;
 	uint64_t flags;               /* must be 0 */
 };
 
 struct lfp_wait {
-	struct lfp_fid fid;
+	struct lfp_fid fid;           /* first: members reach it through a cast */
 	struct lfp__signal sig;
+	struct lfp__set_core core;    /* &sig, the members, the lock */
 	enum lfp_wait_obj wait_obj;   /* FD, POLLFD, MUTEX_COND or YIELD */
 	int epfd;                     /* FD, POLLFD: epoll over eventfd + fds */
-	pthread_mutex_t lock;         /* members, external fds, scratch */
-	struct lfp__wait_member head; /* circular list of members */
-	size_t nmembers;
-	size_t nfds;                  /* external fds */
+	size_t nfds;                  /* external fds, under core.lock */
 	struct lfp_pollfds pollfds;   /* the set's eventfd (FD/POLLFD) + external fds */
 	struct pollfd *scratch;       /* YIELD: external fds polled by lfp_wait */
 	size_t scratch_cap;
@@ -55,34 +46,7 @@ LFP_INLINE struct lfp__signal *lfp__wait_signal(struct lfp_wait *ws)
 	return &ws->sig;
 }
 
-LFP_INLINE int lfp__wait_bind(struct lfp_wait *ws, struct lfp__wait_member *m,
-                              struct lfp_fid *fid)
-{
-	if (!ws || ws->fid.fclass != LFP_CLASS_WAIT)
-		return -EINVAL;
-	pthread_mutex_lock(&ws->lock);
-	m->fid = fid;
-	lfp__st_rlx_u64(&m->seen, fid->ops->events ? fid->ops->events(fid) : 0);
-	m->next = ws->head.next;
-	m->prev = &ws->head;
-	ws->head.next->prev = m;
-	ws->head.next = m;
-	ws->nmembers++;
-	pthread_mutex_unlock(&ws->lock);
-	return 0;
-}
-
-LFP_INLINE void lfp__wait_unbind(struct lfp_wait *ws, struct lfp__wait_member *m)
-{
-	pthread_mutex_lock(&ws->lock);
-	m->prev->next = m->next;
-	m->next->prev = m->prev;
-	m->next = m->prev = NULL;
-	ws->nmembers--;
-	pthread_mutex_unlock(&ws->lock);
-}
-
-/* YIELD sets: whether an external fd is ready; called with ws->lock held. */
+/* YIELD sets: whether an external fd is ready; called with the lock held. */
 LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 {
 	struct lfp_wait_pollfd w;
@@ -105,8 +69,8 @@ LFP_INLINE int lfp__wait_ready(void *arg)
 
 	uint64_t ev;
 
-	pthread_mutex_lock(&ws->lock);
-	for (m = ws->head.next; m != &ws->head && !ready; m = m->next) {
+	pthread_mutex_lock(&ws->core.lock);
+	for (m = ws->core.head.next; m != &ws->core.head && !ready; m = m->next) {
 		if (m->fid->ops->events) {
 			/* Reported once per change.  Relaxed: seen is also
 			 * reset by a counter's add/set; a lost race there
@@ -120,7 +84,7 @@ LFP_INLINE int lfp__wait_ready(void *arg)
 	}
 	if (!ready && ws->wait_obj == LFP_WAIT_YIELD)
 		ready = lfp__wait_fds_ready(ws);
-	pthread_mutex_unlock(&ws->lock);
+	pthread_mutex_unlock(&ws->core.lock);
 	return ready;
 }
 
@@ -140,6 +104,10 @@ LFP_INLINE int lfp__wait_control(struct lfp_fid *fid, int command, void *arg)
 
 	if (!arg)
 		return -EINVAL;
+	if (command == LFP__GETCORE) { /* a member joining (member.h) */
+		*(struct lfp__set_core **)arg = &ws->core;
+		return 0;
+	}
 	if (command == LFP_GETWAITOBJ) {
 		*(enum lfp_wait_obj *)arg = ws->wait_obj;
 		return 0;
@@ -193,14 +161,15 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	ws->fid.abi = LFP_ABI_VERSION;
 	ws->fid.ops = &lfp__wait_ops;
 	ws->wait_obj = obj;
-	ws->head.next = ws->head.prev = &ws->head;
+	ws->core.head.next = ws->core.head.prev = &ws->core.head;
+	ws->core.sig = &ws->sig;
 	ret = lfp__signal_init(&ws->sig, obj == LFP_WAIT_POLLFD ? LFP_WAIT_FD : obj);
 	if (ret)
 		goto fail_free;
 	ret = lfp_pollfds_init(&ws->pollfds);
 	if (ret)
 		goto fail_sig;
-	if (pthread_mutex_init(&ws->lock, NULL)) {
+	if (pthread_mutex_init(&ws->core.lock, NULL)) {
 		ret = -ENOMEM;
 		goto fail_pollfds;
 	}
@@ -230,7 +199,7 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 fail_ep:
 	close(ws->epfd);
 fail_lock:
-	pthread_mutex_destroy(&ws->lock);
+	pthread_mutex_destroy(&ws->core.lock);
 fail_pollfds:
 	lfp_pollfds_fini(&ws->pollfds);
 fail_sig:
@@ -247,14 +216,14 @@ LFP_INLINE int lfp_wait_close(struct lfp_wait *ws)
 
 	if (!ws)
 		return -EINVAL;
-	pthread_mutex_lock(&ws->lock);
-	busy = ws->nmembers + ws->nfds;
-	pthread_mutex_unlock(&ws->lock);
+	pthread_mutex_lock(&ws->core.lock);
+	busy = ws->core.nmembers + ws->nfds;
+	pthread_mutex_unlock(&ws->core.lock);
 	if (busy)
 		return -EBUSY;
 	if (ws->epfd >= 0)
 		close(ws->epfd);
-	pthread_mutex_destroy(&ws->lock);
+	pthread_mutex_destroy(&ws->core.lock);
 	lfp_pollfds_fini(&ws->pollfds);
 	lfp__signal_fini(&ws->sig);
 	free(ws->scratch);
@@ -277,7 +246,7 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 
 	if (!ws || fd < 0 || ws->wait_obj == LFP_WAIT_MUTEX_COND)
 		return -EINVAL;
-	pthread_mutex_lock(&ws->lock);
+	pthread_mutex_lock(&ws->core.lock);
 	/* Everything that can fail first: a failed add leaves the pollfd
 	 * array and its change_index untouched. */
 	if (ws->nfds + 1 > ws->scratch_cap) {
@@ -309,7 +278,7 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	}
 	ws->nfds++;
 out:
-	pthread_mutex_unlock(&ws->lock);
+	pthread_mutex_unlock(&ws->core.lock);
 	if (ret == 0) /* a new fd may already be ready: wake current waiters */
 		lfp__signal_notify(&ws->sig);
 	return ret;
@@ -323,7 +292,7 @@ LFP_INLINE int lfp_wait_del_fd(struct lfp_wait *ws, int fd)
 
 	if (!ws)
 		return -EINVAL;
-	pthread_mutex_lock(&ws->lock);
+	pthread_mutex_lock(&ws->core.lock);
 	if (fd == ws->sig.efd) {
 		ret = -ENOENT; /* the set's own eventfd is not an external fd */
 		goto out;
@@ -335,99 +304,8 @@ LFP_INLINE int lfp_wait_del_fd(struct lfp_wait *ws, int fd)
 		epoll_ctl(ws->epfd, EPOLL_CTL_DEL, fd, &ev);
 	ws->nfds--;
 out:
-	pthread_mutex_unlock(&ws->lock);
+	pthread_mutex_unlock(&ws->core.lock);
 	return ret;
-}
-
-/*
- * The wait side of a queue-like object (EQ, CQ, counter): its own wait
- * object (own, a struct lfp__signal the object embeds), membership in a
- * wait set, or none.  One implementation of the open-time checks, trywait
- * and control rules for all three classes.
- */
-struct lfp__waitable {
-	struct lfp__signal *sig;      /* own, the set's signal, or NULL (NONE) */
-	struct lfp_wait *wait_set;    /* with LFP_WAIT_SET */
-	enum lfp_wait_obj wait_obj;   /* as resolved (UNSPEC -> FD) */
-	struct lfp__wait_member member;
-};
-
-/* Open-time check: -EINVAL for an unknown object, POLLFD (a wait-set
- * object only), SET without a set, or a set without SET. */
-LFP_INLINE int lfp__waitable_check(enum lfp_wait_obj obj, const struct lfp_wait *set)
-{
-	switch (obj) {
-	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:
-	case LFP_WAIT_MUTEX_COND: case LFP_WAIT_YIELD:
-		return set ? -EINVAL : 0;
-	case LFP_WAIT_SET:
-		return set ? 0 : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-LFP_INLINE int lfp__waitable_open(struct lfp__waitable *w, struct lfp__signal *own,
-                                  enum lfp_wait_obj obj, struct lfp_wait *set,
-                                  struct lfp_fid *fid)
-{
-	int ret;
-
-	w->wait_obj = obj;
-	if (obj == LFP_WAIT_SET) {
-		ret = lfp__wait_bind(set, &w->member, fid);
-		if (ret)
-			return ret;
-		w->wait_set = set;
-		w->sig = lfp__wait_signal(set);
-	} else if (obj != LFP_WAIT_NONE) {
-		ret = lfp__signal_init(own, obj);
-		if (ret)
-			return ret;
-		w->sig = own;
-		w->wait_obj = own->wait_obj;
-	}
-	return 0;
-}
-
-LFP_INLINE void lfp__waitable_close(struct lfp__waitable *w, struct lfp__signal *own)
-{
-	if (w->wait_set)
-		lfp__wait_unbind(w->wait_set, &w->member);
-	else if (w->sig)
-		lfp__signal_fini(own);
-}
-
-/* Whether sread/cntr_wait may block: only on the object's own wait object
- * (NONE has none; a set's members are waited on through the set). */
-LFP_INLINE int lfp__waitable_can_block(const struct lfp__waitable *w)
-{
-	return w->sig && !w->wait_set;
-}
-
-LFP_INLINE int lfp__waitable_trywait(struct lfp__waitable *w,
-                                     int (*ready)(void *), void *arg)
-{
-	if (!w->sig)
-		return -EINVAL;
-	if (w->wait_set) /* clearing the set's signal re-checks every member */
-		return lfp__wait_trywait(w->wait_set);
-	return lfp__signal_trywait(w->sig, ready, arg);
-}
-
-LFP_INLINE int lfp__waitable_control(struct lfp__waitable *w, int command, void *arg)
-{
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = w->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
-	if (!lfp__waitable_can_block(w))
-		return -ENODATA; /* NONE; members are waited on through the set */
-	return lfp__signal_getwait(w->sig, command, arg);
 }
 
 /*
@@ -448,9 +326,9 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 			return 0;
 		/* No spin when the check is a system call (YIELD with fds).
 		 * nfds is read under the lock that add_fd/del_fd hold. */
-		pthread_mutex_lock(&ws->lock);
+		pthread_mutex_lock(&ws->core.lock);
 		spin = ws->nfds && ws->wait_obj == LFP_WAIT_YIELD ? 0 : LFP_SPIN_COUNT;
-		pthread_mutex_unlock(&ws->lock);
+		pthread_mutex_unlock(&ws->core.lock);
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
 		                            spin, &woke);
 		if (ret == -ETIMEDOUT && lfp__wait_ready(ws))

@@ -19,28 +19,29 @@
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
 #  if LFP_ABI_VERSION == 2
-LAYOUT(sizeof(struct lfp_fid) == 24);
-LAYOUT(offsetof(struct lfp_fid, abi) == 4);
+LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
+LAYOUT(offsetof(struct lfp_fid, abi) == 24);
 LAYOUT(sizeof(struct lfp_fid_ops) == 48);
-LAYOUT(sizeof(struct lfp_eq) == 1192);
-LAYOUT(offsetof(struct lfp_eq, entry_size) == 920);
-LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 928);
-LAYOUT(offsetof(struct lfp_eq, bind_refs) == 940);
-LAYOUT(sizeof(struct lfp_wait) == 456);
-LAYOUT(offsetof(struct lfp_wait, sig) == 24);
-LAYOUT(offsetof(struct lfp_wait, lock) == 280);
-LAYOUT(offsetof(struct lfp_wait, head) == 320);
-LAYOUT(offsetof(struct lfp_wait, nmembers) == 352);
+LAYOUT(sizeof(struct lfp_eq) == 1208);
+LAYOUT(offsetof(struct lfp_eq, entry_size) == 936);
+LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 944);
+LAYOUT(offsetof(struct lfp_eq, bind_refs) == 956);
+LAYOUT(sizeof(struct lfp_wait) == 472);
+LAYOUT(offsetof(struct lfp_wait, sig) == 32);
+LAYOUT(offsetof(struct lfp_wait, core) == 280);
+LAYOUT(offsetof(struct lfp_wait, nfds) == 376);
+LAYOUT(sizeof(struct lfp__set_core) == 88);
 LAYOUT(sizeof(struct lfp__signal) == 248);
 LAYOUT(sizeof(struct lfp__wait_member) == 32);
 LAYOUT(sizeof(struct lfp__poll_link) == 40);
+LAYOUT(offsetof(struct lfp__poll_link, stack) == 0);
 LAYOUT(offsetof(struct lfp__poll_link, queued) == 32);
 LAYOUT(offsetof(struct lfp__poll_link, sticky) == 36);
 LAYOUT(sizeof(struct lfp_binding_member) == 72);
-LAYOUT(sizeof(struct lfp_poll) == 216);
-LAYOUT(offsetof(struct lfp_poll, ready) == 24);
+LAYOUT(sizeof(struct lfp_poll) == 224);
+LAYOUT(offsetof(struct lfp_poll, ready) == 32);
 #  else
 #    error "LFP_ABI_VERSION moved: record this version's layout above"
 #  endif

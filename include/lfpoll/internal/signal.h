@@ -1,6 +1,6 @@
 /*
- * lfpoll signal: the wait/wake primitive behind every wait object, and the
- * trywait protocol.  docs/design.md holds the proof; the labels P1..P4 and
+ * lfpoll internal: the wait/wake primitive behind every wait object, and the
+ * trywait protocol.  Do not include directly.  docs/design.md holds the proof; the labels P1..P4 and
  * W1..W4 below are the ones it uses.
  *
  * One word, state, holds two armed bits and, above them, PENDING (FD only:
@@ -47,13 +47,13 @@
  * eventfd counter never exceeds PENDING: W1 makes no system call when
  * PENDING is 0.
  */
-#ifndef LFPOLL_SIGNAL_H
-#define LFPOLL_SIGNAL_H
+#ifndef LFPOLL_INTERNAL_SIGNAL_H
+#define LFPOLL_INTERNAL_SIGNAL_H
 
-#include "common.h"
+#include "../common.h"
+#include "time.h"
 
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
@@ -102,43 +102,6 @@ struct lfp__signal {
 	 * (code built with it links against code built without). */
 	uint64_t stat_signals;
 };
-
-/* ---------------------------------------------------------------- time */
-
-LFP_INLINE int64_t lfp__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* A deadline on the monotonic clock; -1 for an infinite timeout (< 0). */
-LFP_INLINE int64_t lfp__deadline(int timeout_ms)
-{
-	if (timeout_ms < 0)
-		return -1;
-	return lfp__now_ns() + (int64_t)timeout_ms * 1000000;
-}
-
-/* Milliseconds left until the deadline for poll(2), rounded up; -1: none. */
-LFP_INLINE int lfp__ms_left(int64_t deadline)
-{
-	int64_t left;
-
-	if (deadline < 0)
-		return -1;
-	left = deadline - lfp__now_ns();
-	if (left <= 0)
-		return 0;
-	left = (left + 999999) / 1000000;
-	return left > INT32_MAX ? INT32_MAX : (int)left;
-}
-
-LFP_INLINE int lfp__expired(int64_t deadline)
-{
-	return deadline >= 0 && lfp__now_ns() >= deadline;
-}
 
 /* ---------------------------------------------------------------- setup */
 
@@ -536,4 +499,4 @@ LFP_INLINE int lfp__signal_getwait(struct lfp__signal *s, int command, void *arg
 }
 #endif
 
-#endif /* LFPOLL_SIGNAL_H */
+#endif /* LFPOLL_INTERNAL_SIGNAL_H */
