@@ -63,6 +63,7 @@ LFP_INLINE int lfp__cntr_ready(void *arg)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)arg;
 
+	/* Acquire: pairs with the event RMW, as in lfp__cntr_events. */
 	return lfp__ld_acq_u64(&c->events) != lfp__ld_rlx_u64(&c->trywait_seen);
 }
 
@@ -74,7 +75,7 @@ LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
 	/* Blocking is safe once the caller has seen every event so far: the
 	 * trywait itself marks them seen, so -EAGAIN reports new ones once. */
 	if (ret == -EAGAIN && !c->w.wait_set)
-		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events));
+		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events)); /* as above */
 	return ret;
 }
 
@@ -137,6 +138,8 @@ LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
 {
 	if (!c)
 		return -EINVAL;
+	/* Acquire: pairs with lfp_poll_del's D1 (an RMW), so a close after
+	 * a del in another thread sees the link out of the set. */
 	if (lfp__ld_acq_ptr((void *const *)&c->link.stack))
 		return -EBUSY;
 	lfp__waitable_close(&c->w, &c->own);
@@ -195,7 +198,7 @@ LFP_INLINE int lfp_cntr_incerr(struct lfp_cntr *c, uint64_t v)
  */
 LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c)
 {
-	uint64_t ev = lfp__ld_acq_u64(&c->events);
+	uint64_t ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
 
 	lfp__st_rlx_u64(&c->link.seen, ev);
 	lfp__st_rlx_u64(&c->w.member.seen, ev);
@@ -246,6 +249,7 @@ LFP_INLINE int lfp__cntr_wait_ready(void *arg)
 {
 	struct lfp__cntr_wait *w = (struct lfp__cntr_wait *)arg;
 
+	/* Acquire: pairs with the RMWs of inc/add/set on value and err. */
 	return lfp__ld_acq_u64(&w->c->value) >= w->threshold ||
 	       lfp__ld_acq_u64(&w->c->err) != w->err0;
 }
@@ -267,7 +271,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 		return -ENOSYS;
 	w.c = c;
 	w.threshold = threshold;
-	w.err0 = lfp__ld_acq_u64(&c->err);
+	w.err0 = lfp__ld_acq_u64(&c->err); /* acquires as lfp__cntr_wait_ready */
 	deadline = lfp__deadline(timeout);
 	for (;;) {
 		if (lfp__ld_acq_u64(&c->value) >= threshold)

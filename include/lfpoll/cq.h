@@ -234,6 +234,7 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 {
 	if (!cq)
 		return -EINVAL;
+	/* Acquire: pairs with lfp_poll_del's D1, as in lfp_cntr_close. */
 	if (lfp__ld_acq_ptr((void *const *)&cq->link.stack))
 		return -EBUSY;
 	lfp__waitable_close(&cq->w, &cq->own);
@@ -457,7 +458,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 			if (ret != -EAGAIN)
 				return ret;
 		}
-		now = lfp__ld_acq_u32(&cq->signals);
+		now = lfp__ld_acq_u32(&cq->signals); /* as at entry */
 		if (now != w.signals || remembered) {
 			lfp__cq_signal_taken(cq, now);
 			return -EAGAIN;

@@ -208,6 +208,7 @@ LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 {
 	if (!eq)
 		return -EINVAL;
+	/* Acquire: pairs with the RMWs of lfp_binding_eq_attach/detach. */
 	if (lfp__ld_acq_u32(&eq->bind_refs))
 		return -EBUSY;
 	lfp__waitable_close(&eq->w, &eq->own);
@@ -246,6 +247,7 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 		return -EINVAL;
 	if (len > eq->entry_size)
 		return -EMSGSIZE;
+	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
 	if (!lfp__ring_claim1_prod(&eq->events, &pos, &w))
@@ -291,7 +293,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 		return -EINVAL;
 	if (err->err_data_size > eq->entry_size)
 		return -EMSGSIZE;
-	if (lfp__ld_acq_u32(&eq->overrun))
+	if (lfp__ld_acq_u32(&eq->overrun)) /* as in lfp_eq_write */
 		return -LFP_EOVERRUN;
 	e = *err;
 	e.err_data = NULL;
@@ -385,7 +387,7 @@ LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
 	struct lfp_eq_err_entry *e = (struct lfp_eq_err_entry *)buf;
 	struct lfp_eq *eq = (struct lfp_eq *)arg;
 
-	/* Acquire: pairs with the release in lfp__eq_full (a flag only). */
+	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
 	if (!lfp__ld_acq_u32(&eq->overrun))
 		return 0;
 	memset(e, 0, sizeof(*e));

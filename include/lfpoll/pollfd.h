@@ -152,6 +152,9 @@ LFP_INLINE int lfp_pollfds_add(struct lfp_pollfds *set, int fd, short events,
 	lfp__pollfds_write_begin(set);
 	lfp__copy_racy_in(&a->fds[n], &p, sizeof(p));
 	a->ctx[n] = context;
+	/* Release: a grown array's contents before its pointer; pairs with
+	 * the reader's acquire of arr in lfp_pollfds_get (a reader between
+	 * F1 and F2 may see either array: both stay valid, see retired). */
 	lfp__st_rel_ptr((void **)&set->arr, a);
 	lfp__st_rlx_u64(&set->nfds, n + 1);
 	lfp__pollfds_write_end(set);
@@ -238,6 +241,7 @@ LFP_INLINE int lfp_pollfds_get(struct lfp_pollfds *set, struct lfp_wait_pollfd *
 		ci = lfp__ld_rlx_u64(&set->change_index);
 		n = lfp__ld_rlx_u64(&set->nfds);
 		if (n <= room) {
+			/* Acquire: pairs with the writer's release of arr. */
 			a = (struct lfp__pollfd_arr *)lfp__ld_acq_ptr((void *const *)&set->arr);
 			/* A torn read of a stale array is possible here and is
 			 * discarded by the check below. */

@@ -310,11 +310,9 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
  * slot's word in *wp, so that the copy and the publish or free need no more
  * address arithmetic; 0 when full (empty).
  * Same protocol and ordering as the burst claims above.  They stay apart
- * because both ways of merging measured slower in paired runs: the burst
- * claims with the geometry in locals slowed 1P1C bursts of 32 (8.5 against
- * 5-7.5 ns an item), and one-entry operations through the burst claims
- * lost most of the gain (23.5 against 21 ns).  The machine's noise is of
- * that order too, so re-measure before merging.
+ * for speed: both ways of merging measured slower in paired runs
+ * (docs/performance-history.md), within the machine's noise, so re-measure
+ * before merging.
  */
 LFP_FORCE_INLINE int lfp__ring_claim1_prod(struct lfp_ring *r, uint64_t *posp,
                                            uint64_t **wp)
