@@ -5,6 +5,9 @@
  * lfp_cq_signal in include/lfpoll/cq.h).
  *
  *   spin -a multiwait.pml           the protocol as implemented
+ *   spin -DLATE_SNAPSHOT -a multiwait.pml
+ *                                   B's snapshot after W2: spin must find
+ *                                   B asleep with its condition true
  *   spin -DOLD_A -a multiwait.pml   the earlier protocol: every waiter,
  *                                   the threshold reader included, drains
  *                                   the eventfd at W1 and posts it back
@@ -23,7 +26,8 @@
  *    read; W2 set ARMED; W3 re-check "CQ not empty": if so, post back a
  *    drained count (restore) and trywait returns -EAGAIN; otherwise block
  *    in poll until the eventfd counter is > 0.  After -EAGAIN the
- *    application either reads the whole CQ and waits again, or stops.
+ *    application either reads the whole CQ or leaves it to B, and waits
+ *    again.
  *  - B, lfp_cq_sread(threshold THRESH), called up to NCALL times.  Each
  *    call: read when THRESH entries are published (it takes them all);
  *    return when a lfp_cq_signal came since the call began; otherwise
@@ -32,8 +36,14 @@
  *    THRESH, or signals moved), W4 sleep until cond_seq moves.  B may time
  *    out at any point of its sleep or of its loop (nondeterministically)
  *    and return.
- *  - S (unless -DNO_SIGNAL), one lfp_cq_signal: faa signals (a full
+ *  - S (with -DSIGNAL), one lfp_cq_signal: faa signals (a full
  *    barrier: P1 and P2 at once), then P3, P4 as a producer.
+ *
+ * LATE_SNAPSHOT (a check of the model, not a version of lfpoll): B reads
+ * cond_seq after W2 instead of before.  A producer can then clear B's bit
+ * and bump the sequence before the snapshot, with too little published
+ * for B; the next producer finds no bit set, and B sleeps with its
+ * condition true: spin must find it through B_WOKEN.
  *
  * OLD_A: P4 is "btr ARMED; post"; B sleeps on the eventfd: W1 drain, W2
  * set ARMED, W3 re-check its own condition and post back a drained count
@@ -77,14 +87,16 @@
  *  inflight  producers and the signaller between P1 and the end of P4
  *  holding   waiters that drained a count at W1 and have neither posted it
  *            back nor dropped it
- *  a_asleep  A is blocked in poll; b_asleep: B sleeps (cond, or OLD_A fd)
+ *  a_asleep  A is blocked in poll
+ *  b_cond    B sleeps on the condition (b_seq0: its snapshot); b_asleep:
+ *            B polls the eventfd (OLD_A)
  */
 
 #ifndef NPROD
 #define NPROD 2
 #endif
 #ifndef NEV
-#define NEV 2                   /* completions per producer */
+#define NEV 1                   /* completions per producer */
 #endif
 #ifndef THRESH
 #define THRESH 2                /* B's sread threshold */
@@ -204,34 +216,29 @@ proctype signaller()
 #define A_WOKEN (efd > 0 || count == 0 || inflight > 0 || holding > 0)
 
 /* The application: lfp_trywait, then poll(2); after -EAGAIN, read the CQ
- * or stop.  woke: the last poll returned on a readable fd (force). */
+ * or not.  woke: the last poll returned on a readable fd (force). */
 active proctype A()
 {
-	byte st, had;
+	byte had;
 	bit woke, cleared;
 
 loop:
-	/* W1, lfp__signal_clear(force = woke) */
-	if
-	:: woke -> st = PENDING_ONE
-	:: else -> d_step { st = state; printf("A W1  load state = %d\n", st) }
-	fi;
-	if
-	:: st / PENDING_ONE > 0 ->
-		d_step {
+	skip;
+	/* W1, lfp__signal_clear(force = woke), one step: the load of
+	 * state, the read of the eventfd and the subtraction (trywait.pml
+	 * checks their interleavings). */
+	d_step {
+		if
+		:: woke || state / PENDING_ONE > 0 ->
 			had = efd; efd = 0; cleared = (had > 0);
 			holding = holding + cleared;
+			state = state - had * PENDING_ONE;
 			printf("A W1  read(efd): %d\n", had)
-		}
-		if
-		:: had > 0 ->
-			d_step { state = state - had * PENDING_ONE; printf("A W1  faa pending-%d\n", had) }
-		:: else -> skip
+		:: else -> printf("A W1  nothing pending\n")
 		fi
-	:: else -> skip
-	fi;
+	}
 	/* W2: bts ARMED (full barrier) */
-	d_step { state = state | ARMED; st = 0; had = 0; woke = 0; printf("A W2  bts ARMED\n") }
+	d_step { state = state | ARMED; had = 0; woke = 0; printf("A W2  bts ARMED\n") }
 	/* W3: ready() = CQ not empty */
 	if
 	:: d_step {
@@ -269,7 +276,7 @@ end:
 
 /* ------------------------------------------------------------ B */
 
-#ifndef NO_SIGNAL
+#ifdef SIGNAL
 #define SIGNALLED (signals != sig0)
 #else
 #define SIGNALLED 0
@@ -282,7 +289,7 @@ end:
 
 active proctype B()
 {
-	byte calls, seq0, st, had;
+	byte calls, seq0, had;
 	bit woke, cleared;
 
 	do
@@ -291,30 +298,31 @@ active proctype B()
 		d_step { sig0 = signals; woke = 0; calls++; printf("B   sread(threshold %d)\n", THRESH) }
 	again:
 		skip;
+		/* The loop's checks (one step): enough published, read them
+		 * all; a signal since the call began, -EAGAIN.  They also
+		 * stand for lfp__signal_wait's spin check. */
 		if
 		:: d_step { count >= THRESH -> printf("B   reads %d\n", count); count = 0 }
 		   goto ret
-		:: d_step { count < THRESH -> skip }
-		fi;
-		if
-		:: SIGNALLED -> printf("B   signalled: -EAGAIN\n"); goto ret
-		:: else -> skip
+		:: d_step { count < THRESH && SIGNALLED -> printf("B   signalled: -EAGAIN\n") }
+		   goto ret
+		:: d_step { !B_READY -> skip }
 		fi;
 		/* the deadline, checked on every lap */
 		if
 		:: printf("B   times out\n"); goto ret
 		:: skip
 		fi;
-		/* lfp__signal_wait: one spin check */
-		if
-		:: d_step { B_READY -> skip } goto again
-		:: d_step { !B_READY -> skip }
-		fi;
 #ifndef OLD_A
+#ifndef LATE_SNAPSHOT
 		/* snapshot cond_seq under the mutex */
 		d_step { seq0 = seq; printf("B   snapshot cond_seq = %d\n", seq0) }
+#endif
 		/* W2: bts ARMED_COND, full barrier */
 		d_step { state = state | ARMED_COND; printf("B W2  bts ARMED_COND\n") }
+#ifdef LATE_SNAPSHOT
+		d_step { seq0 = seq; printf("B   snapshot cond_seq = %d (after W2)\n", seq0) }
+#endif
 		/* W3: its own condition */
 		if
 		:: d_step { B_READY -> printf("B W3  ready\n") } goto again
@@ -331,27 +339,20 @@ active proctype B()
 		   goto ret
 		fi;
 #else
-		/* W1: drain the eventfd (force after a readable poll) */
-		if
-		:: woke -> st = PENDING_ONE
-		:: else -> d_step { st = state; printf("B W1  load state = %d\n", st) }
-		fi;
-		if
-		:: st / PENDING_ONE > 0 ->
-			d_step {
+		/* W1: drain the eventfd (force after a readable poll), one
+		 * step as in A */
+		d_step {
+			if
+			:: woke || state / PENDING_ONE > 0 ->
 				had = efd; efd = 0; cleared = (had > 0);
 				holding = holding + cleared;
+				state = state - had * PENDING_ONE;
 				printf("B W1  read(efd): %d\n", had)
-			}
-			if
-			:: had > 0 ->
-				d_step { state = state - had * PENDING_ONE; printf("B W1  faa pending-%d\n", had) }
-			:: else -> skip
+			:: else -> printf("B W1  nothing pending\n")
 			fi
-		:: else -> skip
-		fi;
+		}
 		/* W2: bts ARMED */
-		d_step { state = state | ARMED; st = 0; had = 0; woke = 0; printf("B W2  bts ARMED\n") }
+		d_step { state = state | ARMED; had = 0; woke = 0; printf("B W2  bts ARMED\n") }
 		/* W3: its own condition; restore only if it holds */
 		if
 		:: d_step { B_READY -> printf("B W3  ready\n") }
@@ -376,7 +377,7 @@ active proctype B()
 #endif
 	ret:
 		skip;
-		d_step { st = 0; had = 0; seq0 = 0; sig0 = 0; woke = 0 }
+		d_step { had = 0; seq0 = 0; sig0 = 0; woke = 0 }
 	:: calls < NCALL -> break   /* or makes no more calls */
 	:: else -> break
 	od
@@ -404,7 +405,7 @@ init
 		:: i < NPROD -> run producer(i); i++
 		:: else -> break
 		od;
-#ifndef NO_SIGNAL
+#ifdef SIGNAL
 		run signaller()
 #endif
 	}

@@ -1,19 +1,28 @@
 /*
  * Promela model of the lfpoll trywait protocol with the FD wait object
- * (include/lfpoll/signal.h, as called by lfp_eq_write / lfp_eq_sread in
- * include/lfpoll/eq.h).  Two producers, two waiters.  It follows signal.h
- * as implemented: state holds ARMED and, above it, PENDING, the eventfd
+ * (include/lfpoll/signal.h): the eventfd waiters of one EQ, which all test
+ * the same condition (the EQ is not empty).  Two producers (lfp_eq_write),
+ * two waiters.  A waiter loops over lfp_eq_read, lfp_trywait and poll(2)
+ * on the eventfd, as an application using LFP_GETWAIT does, or as a wait
+ * set's lfp_wait does with force (below).  (lfp_eq_sread itself now sleeps
+ * on the object's condition variable, as every blocking call with its own
+ * condition does; multiwait.pml models those waiters beside an eventfd
+ * waiter.)  P4 is modelled as "btr ARMED": with no ARMED_COND waiter the
+ * fetch-and-clear of both armed bits in signal.h is the same.  It follows
+ * signal.h as implemented: state holds ARMED and, above it, PENDING, the eventfd
  * posts announced and not yet drained.  A post adds 1 to PENDING (locked
  * RMW) and then writes the eventfd; W1 (lfp__signal_clear) reads the fd
  * when its load of state shows PENDING > 0, or whatever state says when
  * the waiter's last poll returned on a readable fd (force, woke in
- * lfp_eq_sread), and subtracts the count it read (locked RMW).  The monitor
+ * lfp__signal_wait_spin), and subtracts the count it read (locked RMW).  The monitor
  * checks the invariant the design rests on, eventfd counter <= PENDING, in
  * every reachable state.
  *
  *   spin -a trywait.pml              the protocol as implemented
  *   spin -DBROKEN -a trywait.pml     P2 (the producer's full barrier) removed:
  *                                    spin must find a lost wakeup
+ *   spin -DNO_FORCE -a trywait.pml   W1 never forced: lfp_trywait as the
+ *                                    application calls it (force 0)
  * Earlier versions, for comparison (tests/model/run does not run them):
  *   -DOLD_89BA192   a SIGNALLED bit plus a count of drainers: post sets the
  *                   bit then writes; W1 counts in, resets the bit, reads,
@@ -409,7 +418,9 @@ loop:
 	/* W1, lfp__signal_clear(s, force = woke). */
 #if !defined(OLD) && !defined(OLD_89BA192)
 	if
+#ifndef NO_FORCE
 	:: woke -> st = PENDING_ONE /* force: read whatever state says */
+#endif
 	:: else ->
 		/* plain load of state: any pending post? */
 		d_step {
