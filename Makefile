@@ -59,6 +59,9 @@ else
   $(error SANITIZE must be address or thread)
 endif
 
+# Every build directory `make clean` removes; fragments append theirs.
+CLEAN_DIRS := build build-address build-thread $(B)
+
 ifeq ($(V),1)
   Q :=
   say :=
@@ -365,7 +368,9 @@ uninstall:
 	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
 		rm -f '$(DESTDIR)$(mandir)/man3/'"$$name.3"; done
 
+# The one clean rule: every build directory, the fragments' included
+# (tests/*.mk and bench/bench.mk append theirs to CLEAN_DIRS).
 clean:
-	rm -rf build build-address build-thread
+	rm -rf $(sort $(CLEAN_DIRS))
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

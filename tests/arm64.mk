@@ -108,7 +108,7 @@ check-arm64: arm64-deps
 	@$(MAKE) --no-print-directory arm64-build
 	@LFP_TEST_TIMEOUT=$${LFP_TEST_TIMEOUT:-300} sh tests/run-tests $(A64_RUN)
 
+CLEAN_DIRS += $(A64_B)
+
 arm64-clean:
 	rm -rf $(A64_B)
-
-clean: arm64-clean

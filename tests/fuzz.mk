@@ -71,7 +71,7 @@ fuzz-broken: fuzz-deps
 	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
 		$(FUZZ_DIR)/broken/fuzz_wait $(FUZZ_DIR)/fuzz_wait
 
-fuzz-clean:
-	rm -rf build-fuzz
+CLEAN_DIRS += $(FUZZ_DIR)
 
-clean: fuzz-clean
+fuzz-clean:
+	rm -rf $(FUZZ_DIR)

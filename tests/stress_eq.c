@@ -1,6 +1,6 @@
 /*
  * lfpoll event queue under contention and across sleeps: the multi-threaded
- * half of the EQ contract (API.md sections 4 and 8), as a standalone program
+ * half of the EQ contract (docs/contract.md, "Event queues" and "Trywait"), as a standalone program
  * so that it also runs under ThreadSanitizer.
  *
  * Every event names its writer and sequence in the event code (writer << 24
@@ -46,25 +46,13 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "stress.h"
+#include "stress_objs.h"
 
 #define ESZ      64           /* entry_size of every EQ here */
 #define MAXW     4            /* writers per phase at most */
 #define MAXR     4            /* readers per phase at most */
 #define STOP     0xFFFFFFFFu  /* event code: a reader's cue to return */
 #define PHDR     12           /* writer, seq, checksum at the payload's start */
-
-static const char *wname(enum lfp_wait_obj o)
-{
-	switch (o) {
-	case LFP_WAIT_FD:         return "FD";
-	case LFP_WAIT_MUTEX_COND: return "MUTEX_COND";
-	case LFP_WAIT_YIELD:      return "YIELD";
-	case LFP_WAIT_UNSPEC:     return "UNSPEC";
-	case LFP_WAIT_NONE:       return "NONE";
-	default:                  return "?";
-	}
-}
 
 static const char *flavour(void)
 {
@@ -79,18 +67,7 @@ static double generous(double s)
 
 static struct lfp_eq *eq_open(size_t size, uint64_t flags, enum lfp_wait_obj obj)
 {
-	struct lfp_eq_attr attr;
-	struct lfp_eq *eq = NULL;
-	int ret;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = size;
-	attr.flags = flags;
-	attr.wait_obj = obj;
-	attr.entry_size = ESZ;
-	ret = lfp_eq_open(&attr, &eq, NULL);
-	CHECK(ret == 0, "lfp_eq_open(%s) = %d", wname(obj), ret);
-	return eq;
+	return open_eq(obj, size, flags, ESZ, NULL);
 }
 
 static void eq_close(struct lfp_eq *eq)
@@ -98,16 +75,6 @@ static void eq_close(struct lfp_eq *eq)
 	int ret = lfp_eq_close(eq);
 
 	CHECK(ret == 0, "lfp_eq_close = %d", ret);
-}
-
-static void sleep_us(unsigned us)
-{
-	struct timespec ts;
-
-	ts.tv_sec = us / 1000000;
-	ts.tv_nsec = (long)(us % 1000000) * 1000;
-	while (nanosleep(&ts, &ts) != 0)
-		;
 }
 
 /* ------------------------------------------------------------ events */
@@ -360,7 +327,7 @@ static void phase_mpmc(enum lfp_wait_obj obj, uint32_t per)
 	uint32_t code;
 	unsigned char buf[ESZ];
 
-	snprintf(name, sizeof(name), "mpmc %s", wname(obj));
+	snprintf(name, sizeof(name), "mpmc %s", obj_name(obj));
 	memset(&m, 0, sizeof(m));
 	m.eq = eq_open(64, LFP_EQ_BACKPRESSURE, obj);
 	tally_init(&m.t, name, MAXW, per);
@@ -473,7 +440,7 @@ static void phase_pingpong(enum lfp_wait_obj obj, uint32_t rounds)
 	uint64_t t0 = stress_now_ns();
 	unsigned spins = 0;
 
-	snprintf(name, sizeof(name), "pingpong %s", wname(obj));
+	snprintf(name, sizeof(name), "pingpong %s", obj_name(obj));
 	memset(&pp, 0, sizeof(pp));
 	pp.name = name;
 	pp.rounds = rounds;
@@ -487,7 +454,7 @@ static void phase_pingpong(enum lfp_wait_obj obj, uint32_t rounds)
 		sleep_us(spins++ < 100 ? 100 : 10000);
 		CHECK(!stress_deadline_passed(&d), "%s: lost wake-up with wait "
 		      "object %s: after %.0f s ping finished %llu and pong %llu of "
-		      "%u round trips", name, wname(obj), d.seconds,
+		      "%u round trips", name, obj_name(obj), d.seconds,
 		      (unsigned long long)atomic_load(&pp.ping_done),
 		      (unsigned long long)atomic_load(&pp.pong_done), rounds);
 	}
@@ -555,7 +522,7 @@ static void phase_sleepers(enum lfp_wait_obj obj, uint32_t events)
 	unsigned r, woke = 0;
 	size_t len;
 
-	snprintf(name, sizeof(name), "sleepers %s", wname(obj));
+	snprintf(name, sizeof(name), "sleepers %s", obj_name(obj));
 	memset(&s, 0, sizeof(s));
 	s.name = name;
 	s.events = events;
@@ -771,7 +738,7 @@ static void phase_trywait(enum lfp_wait_obj obj, uint32_t total)
 	uint64_t t0 = stress_now_ns();
 	unsigned i, nw = 3;
 
-	snprintf(name, sizeof(name), "trywait %s", wname(obj));
+	snprintf(name, sizeof(name), "trywait %s", obj_name(obj));
 	memset(&l, 0, sizeof(l));
 	l.eq = eq_open(256, LFP_EQ_BACKPRESSURE, obj);
 	tally_init(&l.t, name, nw, (total + nw - 1) / nw);
@@ -881,7 +848,7 @@ static void phase_timed(enum lfp_wait_obj obj, uint32_t per)
 	uint64_t t0 = stress_now_ns();
 	unsigned i, nw = 2, nr = 3;
 
-	snprintf(name, sizeof(name), "timed %s", wname(obj));
+	snprintf(name, sizeof(name), "timed %s", obj_name(obj));
 	memset(&tm, 0, sizeof(tm));
 	tm.eq = eq_open(64, LFP_EQ_BACKPRESSURE, obj);
 	tally_init(&tm.t, name, nw, per);
@@ -953,7 +920,7 @@ static void phase_errwake(enum lfp_wait_obj obj, uint32_t n)
 	uint64_t t0 = stress_now_ns(), rng = 3;
 	uint32_t i;
 
-	snprintf(name, sizeof(name), "errwake %s", wname(obj));
+	snprintf(name, sizeof(name), "errwake %s", obj_name(obj));
 	memset(&e, 0, sizeof(e));
 	e.name = name;
 	e.n = n;

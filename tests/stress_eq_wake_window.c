@@ -3,7 +3,7 @@
  * its bookkeeping of the signal state (signal.h, lfp__signal_post).
  *
  * lfp_trywait must clear the object's notification before it re-checks
- * (API.md section 8), so that a thread that then blocks on the fd sleeps
+ * (docs/contract.md, "Trywait"), so that a thread that then blocks on the fd sleeps
  * until the next event.  Here the producer is held, deterministically, just
  * after its write(2) to the eventfd (the order of a design that wrote before
  * it recorded the post): the state

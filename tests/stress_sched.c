@@ -67,7 +67,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "stress.h"
+#include "stress_objs.h"
 
 /* ================================================================ broken */
 
@@ -220,19 +220,6 @@ static double thread_cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static const char *obj_name(enum lfp_wait_obj o)
-{
-	switch (o) {
-	case LFP_WAIT_NONE:       return "NONE";
-	case LFP_WAIT_FD:         return "FD";
-	case LFP_WAIT_POLLFD:     return "POLLFD";
-	case LFP_WAIT_MUTEX_COND: return "MUTEX_COND";
-	case LFP_WAIT_YIELD:      return "YIELD";
-	case LFP_WAIT_UNSPEC:     return "UNSPEC";
-	default:                  return "?";
-	}
-}
-
 static const enum lfp_wait_obj blocking_objs[] = {
 	LFP_WAIT_FD, LFP_WAIT_UNSPEC, LFP_WAIT_MUTEX_COND, LFP_WAIT_YIELD
 };
@@ -241,62 +228,6 @@ static const enum lfp_wait_obj blocking_objs[] = {
 static int has_fd(enum lfp_wait_obj o)
 {
 	return o == LFP_WAIT_FD || o == LFP_WAIT_UNSPEC;
-}
-
-static struct lfp_cq *open_cq(enum lfp_wait_obj obj, struct lfp_wait *ws,
-                              size_t size, void *ctx)
-{
-	struct lfp_cq_attr a;
-	struct lfp_cq *cq = NULL;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.size = size;
-	a.wait_obj = ws ? LFP_WAIT_SET : obj;
-	a.wait_set = ws;
-	a.wait_cond = LFP_CQ_COND_THRESHOLD; /* the sreads pass thresholds */
-	ret = lfp_cq_open(&a, &cq, ctx);
-	CHECK(ret == 0, "lfp_cq_open(%s): %d", obj_name(obj), ret);
-	return cq;
-}
-
-static struct lfp_cntr *open_cntr(enum lfp_wait_obj obj, struct lfp_wait *ws,
-                                  void *ctx)
-{
-	struct lfp_cntr_attr a;
-	struct lfp_cntr *c = NULL;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = ws ? LFP_WAIT_SET : obj;
-	a.wait_set = ws;
-	ret = lfp_cntr_open(&a, &c, ctx);
-	CHECK(ret == 0, "lfp_cntr_open(%s): %d", obj_name(obj), ret);
-	return c;
-}
-
-static struct lfp_eq *open_eq(enum lfp_wait_obj obj, size_t size, void *ctx)
-{
-	struct lfp_eq_attr a;
-	struct lfp_eq *eq = NULL;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.size = size;
-	a.wait_obj = obj;
-	ret = lfp_eq_open(&a, &eq, ctx);
-	CHECK(ret == 0, "lfp_eq_open(%s): %d", obj_name(obj), ret);
-	return eq;
-}
-
-static struct lfp_wait *open_ws(enum lfp_wait_obj obj)
-{
-	struct lfp_wait_attr a = { obj, 0 };
-	struct lfp_wait *ws = NULL;
-	int ret = lfp_wait_open(&a, &ws);
-
-	CHECK(ret == 0, "lfp_wait_open(%s): %d", obj_name(obj), ret);
-	return ws;
 }
 
 /* Queue n completions whose contexts count on from *seq (starting at 1). */
@@ -851,7 +782,7 @@ static void f_cq(void)
 
 static void f_eq(void)
 {
-	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, NULL);
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, 0, 0, NULL);
 	struct lfp_eq_err_entry err;
 	uint64_t v;
 	uint32_t ev;
@@ -907,7 +838,7 @@ static void test_f(void)
 
 static void test_g(void)
 {
-	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, G_SIZE, NULL);
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, G_SIZE, 0, 0, NULL);
 	struct lfp_eq_err_entry err;
 	uint64_t v, next = 0, w1_read = 0, t0;
 	uint32_t ev;
@@ -1272,7 +1203,7 @@ static int walk_run(int ticker, int role, const char *where, unsigned skip,
 	w->cqf->fid.context = w->cqf;
 	w->cnt = open_cntr(LFP_WAIT_SET, w->ws, NULL);
 	w->cnt->fid.context = w->cnt;
-	w->eq = open_eq(LFP_WAIT_FD, 64, NULL);
+	w->eq = open_eq(LFP_WAIT_FD, 64, 0, 0, NULL);
 	CHECK(pipe(w->pipefd) == 0, "pipe");
 	CHECK(lfp_poll_add(w->ps, &w->cqs->fid, 0) == 0 &&
 	      lfp_poll_add(w->ps, &w->cqf->fid, 0) == 0 &&

@@ -38,80 +38,7 @@
 #include <sys/select.h>
 #include <time.h>
 
-#include "stress.h"
-
-static void sleep_us(unsigned us)
-{
-	struct timespec ts = { 0, (long)us * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static const char *obj_name(enum lfp_wait_obj o)
-{
-	switch (o) {
-	case LFP_WAIT_FD:         return "FD";
-	case LFP_WAIT_POLLFD:     return "POLLFD";
-	case LFP_WAIT_MUTEX_COND: return "MUTEX_COND";
-	case LFP_WAIT_YIELD:      return "YIELD";
-	case LFP_WAIT_UNSPEC:     return "UNSPEC";
-	default:                  return "?";
-	}
-}
-
-static struct lfp_wait *open_ws(enum lfp_wait_obj obj)
-{
-	struct lfp_wait_attr a = { obj, 0 };
-	struct lfp_wait *ws = NULL;
-	int ret = lfp_wait_open(&a, &ws);
-
-	CHECK(ret == 0, "lfp_wait_open(%s): %d", obj_name(obj), ret);
-	return ws;
-}
-
-static struct lfp_cq *open_cq(size_t size, enum lfp_wait_obj obj,
-                              struct lfp_wait *ws, void *ctx)
-{
-	struct lfp_cq_attr a;
-	struct lfp_cq *cq = NULL;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.size = size;
-	a.wait_obj = ws ? LFP_WAIT_SET : obj;
-	a.wait_set = ws;
-	ret = lfp_cq_open(&a, &cq, ctx);
-	CHECK(ret == 0, "lfp_cq_open: %d", ret);
-	return cq;
-}
-
-static struct lfp_cntr *open_cntr(enum lfp_wait_obj obj, struct lfp_wait *ws,
-                                  void *ctx)
-{
-	struct lfp_cntr_attr a;
-	struct lfp_cntr *c = NULL;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = ws ? LFP_WAIT_SET : obj;
-	a.wait_set = ws;
-	ret = lfp_cntr_open(&a, &c, ctx);
-	CHECK(ret == 0, "lfp_cntr_open: %d", ret);
-	return c;
-}
-
-/* Spin-then-yield until *v >= want, failing at the deadline. */
-static void wait_at_least(_Atomic uint64_t *v, uint64_t want,
-                          const struct stress_deadline *d)
-{
-	unsigned spins = 0;
-
-	while (atomic_load(v) < want) {
-		stress_backoff(&spins);
-		if ((spins & 255) == 0)
-			CHECK_DEADLINE(d);
-	}
-}
+#include "stress_objs.h"
 
 /* ================================================================ a */
 
@@ -608,7 +535,7 @@ static void phase_c(enum lfp_wait_obj obj)
 	                                  : stress_count(2000, 400);
 	ph.deadline = stress_deadline_in(STRESS_TSAN ? 170 : 60, "c: waiters");
 	ph.ws = open_ws(obj);
-	ph.cq = open_cq(16, LFP_WAIT_SET, ph.ws, NULL);
+	ph.cq = open_cq(LFP_WAIT_SET, ph.ws, 16, NULL);
 	memset(&ea, 0, sizeof(ea));
 	ea.size = 16;
 	ea.wait_obj = LFP_WAIT_SET;
@@ -794,7 +721,7 @@ static void phase_d(enum d_kind kind, enum lfp_wait_obj obj)
 	ph.rounds = stress_count(1500, 600);
 	ph.deadline = stress_deadline_in(STRESS_TSAN ? 170 : 60, "d: cross-thread wake");
 	if (kind == D_CQ_SIGNAL)
-		ph.cq = open_cq(16, obj, NULL, NULL);
+		ph.cq = open_cq(obj, NULL, 16, NULL);
 	else
 		ph.c = open_cntr(obj, NULL, NULL);
 	stress_spawn(&t, d_waiter_main, &ph);
@@ -1026,7 +953,7 @@ static void phase_e(void)
 	CHECK(lfp_poll_open(NULL, &ph->ps) == 0, "e: poll open");
 	for (i = 0; i < E_CQS; i++) {
 		/* Small CQs, half with a wait object and half without. */
-		ph->cq[i] = open_cq(8, i & 1 ? LFP_WAIT_FD : LFP_WAIT_NONE, NULL,
+		ph->cq[i] = open_cq(i & 1 ? LFP_WAIT_FD : LFP_WAIT_NONE, NULL, 8,
 		                    (void *)(uintptr_t)(i + 1));
 		ph->fid[i] = &ph->cq[i]->fid;
 	}

@@ -52,7 +52,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "stress.h"
+#include "stress_objs.h"
 
 /* ================================================================ common */
 
@@ -61,29 +61,9 @@ static int soak_preempt = 1;  /* preemption injection into the producers */
 static double wake_limit_s;  /* a waiter whose condition holds wakes within */
 static double stall_limit_s; /* an object with work makes progress within */
 
-static void sleep_us(unsigned us)
-{
-	struct timespec ts;
-
-	ts.tv_sec = us / 1000000;
-	ts.tv_nsec = (long)(us % 1000000) * 1000;
-	nanosleep(&ts, NULL);
-}
-
 static double ms_of(uint64_t ns)
 {
 	return (double)ns / 1e6;
-}
-
-static const char *obj_name(enum lfp_wait_obj o)
-{
-	switch (o) {
-	case LFP_WAIT_FD:         return "FD";
-	case LFP_WAIT_UNSPEC:     return "UNSPEC";
-	case LFP_WAIT_MUTEX_COND: return "MUTEX_COND";
-	case LFP_WAIT_YIELD:      return "YIELD";
-	default:                  return "?";
-	}
 }
 
 /*

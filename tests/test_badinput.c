@@ -19,6 +19,8 @@
 
 #include <criterion/criterion.h>
 
+#include "support.h"
+
 /* ------------------------------------------------------------ fixture */
 
 static struct lfp_ring *g_ring;        /* capacity 4, slot 16, 3 entries */

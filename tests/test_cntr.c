@@ -20,32 +20,13 @@
 
 #include <criterion/criterion.h>
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int readable(int fd)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
+#include "support.h"
 
 static struct lfp_cntr *open_cntr(enum lfp_wait_obj obj, void *context)
 {
-	struct lfp_cntr_attr a;
-	struct lfp_cntr *c = NULL;
-	int ret;
+	struct lfp_cntr_attr a = { .wait_obj = obj };
 
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = obj;
-	ret = lfp_cntr_open(&a, &c, context);
-	cr_assert_eq(ret, 0, "lfp_cntr_open(wait %d): %d", (int)obj, ret);
-	return c;
+	return open_cntr_attr(&a, context);
 }
 
 /* ------------------------------------------------------------ open */
@@ -208,14 +189,14 @@ Test(cntr, control_and_trywait)
 	cr_assert_eq(lfp_control(f, LFP_GETWAIT, &fd), 0);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(lfp_trywait(&f, 1), 0, "idle counter");
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(lfp_cntr_inc(c, 1), 0);
-	cr_assert(readable(fd), "inc after trywait 0: fd not readable");
+	cr_assert(fd_readable(fd, 0), "inc after trywait 0: fd not readable");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN, "the inc is pending");
 	cr_assert_eq(lfp_trywait(&f, 1), 0, "the inc was reported once");
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(lfp_cntr_incerr(c, 1), 0);
-	cr_assert(readable(fd), "incerr after trywait 0: fd not readable");
+	cr_assert(fd_readable(fd, 0), "incerr after trywait 0: fd not readable");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN, "the incerr is pending");
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
 	cr_assert_eq(lfp_control(f, 999, &fd), -ENOSYS);
@@ -420,9 +401,7 @@ Test(cntr, poll_set_and_wait_set_track_separately)
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
 	wf = &ws->fid;
 	cr_assert_eq(lfp_poll_open(NULL, &ps), 0);
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
+	a = (struct lfp_cntr_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_cntr_open(&a, &c, (void *)0xc5), 0);
 	cr_assert_eq(lfp_poll_add(ps, &c->fid, 0), 0);
 

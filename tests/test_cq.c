@@ -19,39 +19,17 @@
 
 #include <criterion/criterion.h>
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Whether fd is readable right now (poll with timeout 0). */
-static int readable(int fd)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
+#include "support.h"
 
 static struct lfp_cq *open_cq(enum lfp_cq_format fmt, enum lfp_wait_obj obj,
                               size_t size)
 {
-	struct lfp_cq_attr a;
-	struct lfp_cq *cq = NULL;
-	int ret;
+	struct lfp_cq_attr a = {
+		.format = fmt, .wait_obj = obj, .size = size,
+		.wait_cond = LFP_CQ_COND_THRESHOLD /* the sread tests pass thresholds */
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.format = fmt;
-	a.wait_obj = obj;
-	a.size = size;
-	a.wait_cond = LFP_CQ_COND_THRESHOLD; /* the sread tests pass thresholds */
-	ret = lfp_cq_open(&a, &cq, NULL);
-	cr_assert_eq(ret, 0, "lfp_cq_open(format %d, wait %d, size %zu): %d",
-	             (int)fmt, (int)obj, size, ret);
-	cr_assert_not_null(cq);
-	return cq;
+	return open_cq_attr(&a, NULL);
 }
 
 /* The formats are prefixes of one another; the generic helpers rely on it. */
@@ -505,9 +483,7 @@ Test(cq, sread_on_none_and_set_is_enosys)
 	cr_assert_eq(lfp_cq_close(cq), 0);
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
+	a = (struct lfp_cq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_cq_open(&a, &cq, NULL), 0);
 	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
 	cr_assert_eq(lfp_cq_sread(cq, &e, 1, NULL, 10), -ENOSYS);
@@ -672,9 +648,9 @@ Test(cq, signal_after_trywait_makes_fd_readable)
 
 	cr_assert_eq(lfp_control(f, LFP_GETWAIT, &fd), 0);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(lfp_cq_signal(cq), 0);
-	cr_assert(readable(fd), "signal after trywait did not signal the fd");
+	cr_assert(fd_readable(fd, 0), "signal after trywait did not signal the fd");
 	cr_assert_eq(lfp_cq_close(cq), 0);
 }
 
@@ -694,7 +670,7 @@ Test(cq, control_getwait_and_getwaitobj)
 	cr_assert_eq(obj, LFP_WAIT_FD);
 	cr_assert_eq(lfp_control(&cq->fid, LFP_GETWAIT, &fd), 0);
 	cr_assert_geq(fd, 0);
-	cr_assert(!readable(fd), "idle CQ's fd is readable");
+	cr_assert(!fd_readable(fd, 0), "idle CQ's fd is readable");
 	cr_assert_eq(lfp_control(&cq->fid, LFP_GETWAIT, NULL), -EINVAL);
 	cr_assert_eq(lfp_control(&cq->fid, 12345, &fd), -ENOSYS);
 	cr_assert_eq(lfp_cq_close(cq), 0);
@@ -734,9 +710,7 @@ Test(cq, control_getwait_and_getwaitobj)
 	cr_assert_eq(lfp_cq_close(cq), 0);
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
+	a = (struct lfp_cq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_cq_open(&a, &cq, NULL), 0);
 	cr_assert_eq(lfp_control(&cq->fid, LFP_GETWAITOBJ, &obj), 0);
 	cr_assert_eq(obj, LFP_WAIT_SET);
@@ -756,21 +730,21 @@ Test(cq, trywait_then_write_makes_fd_readable)
 
 	cr_assert_eq(lfp_control(f, LFP_GETWAIT, &fd), 0);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
-	cr_assert(readable(fd), "write after trywait 0: fd not readable");
+	cr_assert(fd_readable(fd, 0), "write after trywait 0: fd not readable");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN, "a completion is queued");
-	cr_assert(readable(fd), "a trywait that found work must leave the fd readable");
+	cr_assert(fd_readable(fd, 0), "a trywait that found work must leave the fd readable");
 	cr_assert_eq(lfp_cq_read(cq, &e, 1), 1);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd), "trywait 0 clears the fd");
+	cr_assert(!fd_readable(fd, 0), "trywait 0 clears the fd");
 
 	/* An error completion is work too. */
 	{
 		struct lfp_cq_err_entry err = make_err(0, NULL, 0);
 
 		cr_assert_eq(lfp_cq_writeerr(cq, &err), (ssize_t)sizeof(err));
-		cr_assert(readable(fd), "writeerr after trywait 0: fd not readable");
+		cr_assert(fd_readable(fd, 0), "writeerr after trywait 0: fd not readable");
 		cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
 		cr_assert_eq(lfp_cq_readerr(cq, &err, 0), (ssize_t)sizeof(err));
 		cr_assert_eq(lfp_trywait(&f, 1), 0);

@@ -1,6 +1,7 @@
 /*
- * lfpoll event queue: the single-threaded contract of eq.h (API.md sections
- * 2, 4 and 8, after fi_eq(3) and fi_poll(3)), one test per rule.
+ * lfpoll event queue: the single-threaded contract of eq.h (docs/contract.md,
+ * "Conventions", "Event queues" and "Trywait", after fi_eq(3) and
+ * fi_poll(3)), one test per rule.
  *
  * Every multi-threaded property (exactly-once under contention, no lost
  * wake-up, sleepers woken one event at a time, the trywait + poll(2) loop)
@@ -17,54 +18,18 @@
 
 #include <criterion/criterion.h>
 
+#include "support.h"
+
 /* -------------------------------------------------------------- helpers */
-
-/*
- * Values passed through volatiles so that gcc cannot propagate them into
- * eq.h and warn (-Wnonnull and friends) about paths that eq.h's own checks
- * make unreachable: these tests are about what happens at run time.
- */
-static void *opaque_ptr(void *p)
-{
-	void *volatile v = p;
-
-	return v;
-}
-
-static size_t opaque_size(size_t n)
-{
-	volatile size_t v = n;
-
-	return v;
-}
-
-/* A byte pattern that differs for every (seed, index). */
-static void pattern(unsigned char *buf, size_t len, unsigned seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = (unsigned char)(seed * 131u + i * 7u + 1u + (seed >> 8));
-}
 
 static struct lfp_eq *open_eq(size_t size, uint64_t flags,
                               enum lfp_wait_obj obj, size_t entry_size)
 {
-	struct lfp_eq_attr attr;
-	struct lfp_eq *eq = NULL;
-	int ret;
+	struct lfp_eq_attr attr = {
+		.size = size, .flags = flags, .wait_obj = obj, .entry_size = entry_size
+	};
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = size;
-	attr.flags = flags;
-	attr.wait_obj = obj;
-	attr.entry_size = entry_size;
-	ret = lfp_eq_open(&attr, &eq, NULL);
-	cr_assert_eq(ret, 0, "lfp_eq_open(size %zu, flags %#llx, wait %d, "
-	             "entry_size %zu) = %d", size, (unsigned long long)flags,
-	             (int)obj, entry_size, ret);
-	cr_assert_not_null(eq);
-	return eq;
+	return open_eq_attr(&attr, NULL);
 }
 
 static int open_ret(const struct lfp_eq_attr *attr)
@@ -138,35 +103,6 @@ static ssize_t put_err(struct lfp_eq *eq, void *ctx, uint64_t data, int err,
 	e.err_data = (void *)(uintptr_t)edata;
 	e.err_data_size = elen;
 	return lfp_eq_write_err(eq, &e);
-}
-
-static int getwait_fd(struct lfp_eq *eq)
-{
-	int fd = -1, ret = lfp_control(&eq->fid, LFP_GETWAIT, &fd);
-
-	cr_assert_eq(ret, 0, "LFP_GETWAIT = %d", ret);
-	cr_assert_geq(fd, 0, "LFP_GETWAIT gave fd %d", fd);
-	return fd;
-}
-
-static int fd_readable(int fd)
-{
-	struct pollfd p;
-	int n;
-
-	p.fd = fd;
-	p.events = POLLIN;
-	p.revents = 0;
-	n = poll(&p, 1, 0);
-	cr_assert_geq(n, 0, "poll: %s", strerror(errno));
-	return n > 0 && (p.revents & POLLIN);
-}
-
-static int trywait1(struct lfp_eq *eq)
-{
-	struct lfp_fid *f = &eq->fid;
-
-	return lfp_trywait(&f, 1);
 }
 
 static enum lfp_wait_obj waitobj(struct lfp_eq *eq)
@@ -425,7 +361,7 @@ Test(eq, write_longer_than_entry_size_is_emsgsize_and_writes_nothing)
 	cr_assert_eq(lfp_eq_write(eq, 1, buf, 17, 0), -EMSGSIZE);
 	cr_assert_eq(lfp_eq_write(eq, 1, buf, opaque_size(SIZE_MAX), 0), -EMSGSIZE);
 	cr_assert_eq(read_ret(eq, 0), -EAGAIN, "a refused write queued something");
-	cr_assert_eq(trywait1(eq), 0, "a refused write left the EQ ready");
+	cr_assert_eq(trywait1(&eq->fid), 0, "a refused write left the EQ ready");
 	/* The EQ still works. */
 	put(eq, 2, 3, 16);
 	take(eq, 2, 3, 16, 0);
@@ -567,19 +503,19 @@ Test(eq, peek_with_short_buffer_is_etoosmall_and_keeps_event)
 Test(eq, peek_leaves_readiness_alone)
 {
 	struct lfp_eq *eq = open_eq(4, 0, LFP_WAIT_FD, 0);
-	int fd = getwait_fd(eq);
+	int fd = getwait_fd(&eq->fid);
 
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	put(eq, 1, 1, 4);
-	cr_assert(fd_readable(fd));
+	cr_assert(fd_readable(fd, 0));
 	take(eq, 1, 1, 4, LFP_PEEK);
 	/* The event is still there: still readable, still not safe to block. */
-	cr_assert(fd_readable(fd), "a peek cleared the fd");
-	cr_assert_eq(trywait1(eq), -EAGAIN, "trywait said block after a peek");
-	cr_assert(fd_readable(fd), "trywait on a non-empty EQ cleared the fd");
+	cr_assert(fd_readable(fd, 0), "a peek cleared the fd");
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN, "trywait said block after a peek");
+	cr_assert(fd_readable(fd, 0), "trywait on a non-empty EQ cleared the fd");
 	take(eq, 1, 1, 4, 0);
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert(!fd_readable(fd));
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert(!fd_readable(fd, 0));
 	close_eq(eq);
 }
 
@@ -651,9 +587,10 @@ Test(eq, readerr_preserves_every_field)
 {
 	struct lfp_eq *eq = open_eq(8, 0, LFP_WAIT_NONE, 0);
 	struct lfp_eq_err_entry e;
-	struct lfp_fid other = { 0, NULL, NULL };
+	struct lfp_fid other;
 	int ctx;
 
+	memset(&other, 0, sizeof(other)); /* whatever the layout */
 	memset(&e, 0, sizeof(e));
 	e.fid = &other;
 	e.context = &ctx;
@@ -1178,10 +1115,10 @@ Test(eq, sread_waits_out_the_timeout_after_a_stale_signal)
 	uint32_t ev;
 	int64_t t0, elapsed;
 
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	put(eq, 1, 1, 1); /* signals the fd */
 	take(eq, 1, 1, 1, 0);
-	cr_assert(fd_readable(getwait_fd(eq)));
+	cr_assert(fd_readable(getwait_fd(&eq->fid), 0));
 	t0 = now_ns();
 	cr_assert_eq(lfp_eq_sread(eq, &ev, buf, sizeof(buf), 50, 0), -EAGAIN);
 	elapsed = now_ns() - t0;
@@ -1213,9 +1150,7 @@ Test(eq, sread_on_wait_set_member_is_enosys)
 	uint32_t ev;
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.wait_obj = LFP_WAIT_SET;
-	attr.wait_set = ws;
+	attr = (struct lfp_eq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
 	cr_assert_eq(waitobj(eq), LFP_WAIT_SET);
 	cr_assert_eq(lfp_eq_sread(eq, &ev, buf, sizeof(buf), 0, 0), -ENOSYS);
@@ -1294,8 +1229,8 @@ Test(eq, trywait_on_empty_fd_eq_is_zero)
 {
 	struct lfp_eq *eq = open_eq(4, 0, LFP_WAIT_FD, 0);
 
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert_eq(trywait1(eq), 0, "a second trywait on an idle EQ");
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0, "a second trywait on an idle EQ");
 	close_eq(eq);
 }
 
@@ -1304,10 +1239,10 @@ Test(eq, trywait_with_an_event_queued_is_eagain)
 	struct lfp_eq *eq = open_eq(4, 0, LFP_WAIT_FD, 0);
 
 	put(eq, 1, 1, 1);
-	cr_assert_eq(trywait1(eq), -EAGAIN);
-	cr_assert_eq(trywait1(eq), -EAGAIN);
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
 	take(eq, 1, 1, 1, 0);
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	close_eq(eq);
 }
 
@@ -1317,10 +1252,10 @@ Test(eq, trywait_with_an_error_queued_is_eagain)
 	struct lfp_eq_err_entry e;
 
 	cr_assert_geq(put_err(eq, NULL, 0, EIO, 0, NULL, 0), 0);
-	cr_assert_eq(trywait1(eq), -EAGAIN);
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
 	memset(&e, 0, sizeof(e));
 	cr_assert_geq(lfp_eq_readerr(eq, &e, 0), 0);
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	close_eq(eq);
 }
 
@@ -1335,10 +1270,10 @@ Test(eq, trywait_after_overrun_is_eagain)
 	take(eq, 1, 1, 1, 0);
 	take(eq, 2, 2, 1, 0);
 	/* Empty of events, but the overrun is there to be read. */
-	cr_assert_eq(trywait1(eq), -EAGAIN);
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
 	memset(&e, 0, sizeof(e));
 	cr_assert_geq(lfp_eq_readerr(eq, &e, 0), 0);
-	cr_assert_eq(trywait1(eq), -EAGAIN, "overrun is permanent");
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN, "overrun is permanent");
 	close_eq(eq);
 }
 
@@ -1346,7 +1281,7 @@ Test(eq, trywait_on_wait_none_eq_is_einval)
 {
 	struct lfp_eq *eq = open_eq(4, 0, LFP_WAIT_NONE, 0);
 
-	cr_assert_eq(trywait1(eq), -EINVAL);
+	cr_assert_eq(trywait1(&eq->fid), -EINVAL);
 	close_eq(eq);
 }
 
@@ -1366,20 +1301,20 @@ Test(eq, trywait_on_several_eqs_reports_any_pending_work)
 	struct lfp_eq *a = open_eq(4, 0, LFP_WAIT_FD, 0);
 	struct lfp_eq *b = open_eq(4, 0, LFP_WAIT_FD, 0);
 	struct lfp_fid *fs[2] = { &a->fid, &b->fid };
-	int fa = getwait_fd(a), fb = getwait_fd(b);
+	int fa = getwait_fd(&a->fid), fb = getwait_fd(&b->fid);
 
 	cr_assert_eq(lfp_trywait(fs, 2), 0);
-	cr_assert(!fd_readable(fa));
-	cr_assert(!fd_readable(fb));
+	cr_assert(!fd_readable(fa, 0));
+	cr_assert(!fd_readable(fb, 0));
 	/* Both are armed: a write to the second makes its fd readable. */
 	put(b, 1, 1, 1);
-	cr_assert(fd_readable(fb), "the second fid was not armed");
-	cr_assert(!fd_readable(fa));
+	cr_assert(fd_readable(fb, 0), "the second fid was not armed");
+	cr_assert(!fd_readable(fa, 0));
 	cr_assert_eq(lfp_trywait(fs, 2), -EAGAIN);
 	take(b, 1, 1, 1, 0);
 	cr_assert_eq(lfp_trywait(fs, 2), 0);
 	put(a, 2, 2, 2);
-	cr_assert(fd_readable(fa), "the first fid was not armed");
+	cr_assert(fd_readable(fa, 0), "the first fid was not armed");
 	close_eq(a);
 	close_eq(b);
 }
@@ -1389,46 +1324,46 @@ Test(eq, trywait_on_several_eqs_reports_any_pending_work)
 Test(eq, getwait_fd_becomes_readable_only_after_a_write)
 {
 	struct lfp_eq *eq = open_eq(8, 0, LFP_WAIT_FD, 0);
-	int fd = getwait_fd(eq), i;
+	int fd = getwait_fd(&eq->fid), i;
 
 	for (i = 0; i < 3; i++) {
-		cr_assert_eq(trywait1(eq), 0, "round %d", i);
-		cr_assert(!fd_readable(fd), "round %d: readable after trywait "
+		cr_assert_eq(trywait1(&eq->fid), 0, "round %d", i);
+		cr_assert(!fd_readable(fd, 0), "round %d: readable after trywait "
 		          "returned 0 on an empty EQ", i);
-		cr_assert(!fd_readable(fd), "round %d: readable by itself", i);
+		cr_assert(!fd_readable(fd, 0), "round %d: readable by itself", i);
 		put(eq, 1, (unsigned)i, 4);
-		cr_assert(fd_readable(fd), "round %d: a write after trywait did "
+		cr_assert(fd_readable(fd, 0), "round %d: a write after trywait did "
 		          "not make the fd readable (fi_poll(3) guarantee)", i);
 		take(eq, 1, (unsigned)i, 4, 0);
 		/* Level-triggered until the next trywait clears it. */
-		cr_assert(fd_readable(fd));
+		cr_assert(fd_readable(fd, 0));
 	}
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert(!fd_readable(fd), "trywait did not clear the fd");
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert(!fd_readable(fd, 0), "trywait did not clear the fd");
 	close_eq(eq);
 }
 
 Test(eq, getwait_fd_becomes_readable_after_write_err)
 {
 	struct lfp_eq *eq = open_eq(8, 0, LFP_WAIT_FD, 0);
-	int fd = getwait_fd(eq);
+	int fd = getwait_fd(&eq->fid);
 
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert(!fd_readable(fd));
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_geq(put_err(eq, NULL, 0, EIO, 0, NULL, 0), 0);
-	cr_assert(fd_readable(fd), "write_err after trywait did not signal");
+	cr_assert(fd_readable(fd, 0), "write_err after trywait did not signal");
 	close_eq(eq);
 }
 
 Test(eq, getwait_unspec_gives_a_working_fd)
 {
 	struct lfp_eq *eq = open_eq(8, 0, LFP_WAIT_UNSPEC, 0);
-	int fd = getwait_fd(eq);
+	int fd = getwait_fd(&eq->fid);
 
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert(!fd_readable(fd));
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert(!fd_readable(fd, 0));
 	put(eq, 1, 1, 1);
-	cr_assert(fd_readable(fd));
+	cr_assert(fd_readable(fd, 0));
 	close_eq(eq);
 }
 
@@ -1470,9 +1405,7 @@ Test(eq, getwait_on_wait_set_member_is_enodata)
 	int fd = -1;
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.wait_obj = LFP_WAIT_SET;
-	attr.wait_set = ws;
+	attr = (struct lfp_eq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
 	cr_assert_eq(lfp_control(&eq->fid, LFP_GETWAIT, &fd), -ENODATA);
 	close_eq(eq);
@@ -1555,7 +1488,7 @@ static void one_trywait_one_signal(enum lfp_wait_obj obj)
 	struct lfp_eq *eq = open_eq(64, 0, obj, 16);
 	unsigned i;
 
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	cr_assert_eq(lfp__eq_stat_signals(eq), 0, "%s: trywait signalled",
 	             wait_name(obj));
 	put(eq, 1, 1, 1);
@@ -1572,7 +1505,7 @@ static void one_trywait_one_signal(enum lfp_wait_obj obj)
 	take(eq, 1, 1, 1, 0);
 	for (i = 0; i < 20; i++)
 		take(eq, 2, i, 2, 0);
-	cr_assert_eq(trywait1(eq), 0);
+	cr_assert_eq(trywait1(&eq->fid), 0);
 	put(eq, 3, 3, 3);
 	put(eq, 3, 3, 3);
 	cr_assert_eq(lfp__eq_stat_signals(eq), 2, "%s: %llu signals after the "
@@ -1712,16 +1645,14 @@ Test(eq, wait_set_member_trywait_goes_through_the_set)
 	int wfd = -1;
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.wait_obj = LFP_WAIT_SET;
-	attr.wait_set = ws;
+	attr = (struct lfp_eq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
 	cr_assert_eq(lfp_control(&ws->fid, LFP_GETWAIT, &wfd), 0);
-	cr_assert_eq(trywait1(eq), 0);
-	cr_assert(!fd_readable(wfd));
+	cr_assert_eq(trywait1(&eq->fid), 0);
+	cr_assert(!fd_readable(wfd, 0));
 	put(eq, 1, 1, 1);
-	cr_assert(fd_readable(wfd), "a member's write did not signal the set");
-	cr_assert_eq(trywait1(eq), -EAGAIN);
+	cr_assert(fd_readable(wfd, 0), "a member's write did not signal the set");
+	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
 	f = &ws->fid;
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
 	take(eq, 1, 1, 1, 0);

@@ -21,16 +21,13 @@
 
 #include <criterion/criterion.h>
 
+#include "support.h"
+
 static struct lfp_cq *open_cq(void *ctx, enum lfp_wait_obj obj)
 {
-	struct lfp_cq_attr a;
-	struct lfp_cq *cq = NULL;
+	struct lfp_cq_attr a = { .size = 16, .wait_obj = obj };
 
-	memset(&a, 0, sizeof(a));
-	a.size = 16;
-	a.wait_obj = obj;
-	cr_assert_eq(lfp_cq_open(&a, &cq, ctx), 0);
-	return cq;
+	return open_cq_attr(&a, ctx);
 }
 
 static struct lfp_poll *open_ps(void)
@@ -187,9 +184,7 @@ Test(poll, cq_reported_while_nonempty_in_wait_set)
 	void *out[2];
 
 	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
+	a = (struct lfp_cq_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 	cr_assert_eq(lfp_cq_open(&a, &cq, (void *)0xa2), 0);
 	cr_assert_eq(lfp_poll_add(ps, &cq->fid, 0), 0);
 	cr_assert_eq(lfp_poll(ps, out, 2), 0);

@@ -18,6 +18,8 @@
 
 #include <criterion/criterion.h>
 
+#include "support.h"
+
 static struct lfp_pollfds set;
 
 static void setup(void)

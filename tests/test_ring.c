@@ -32,6 +32,8 @@ static void counting_free(void *p);
 #undef posix_memalign
 #undef free
 
+#include "support.h" /* after ring.h: its allocator calls are counted */
+
 static int alloc_calls;   /* posix_memalign calls made by ring.h */
 static int alloc_ok;      /* ... of which succeeded */
 static int free_calls;    /* free calls made by ring.h */
@@ -59,35 +61,6 @@ static void reset_alloc_counts(void)
 }
 
 /* -------------------------------------------------------------- helpers */
-
-/*
- * Values passed through volatiles so that gcc cannot propagate them into
- * ring.h and warn (-Wnonnull, -Warray-bounds) about paths that the ring's
- * own checks make unreachable: these tests are about what happens at run
- * time, under the sanitizers.
- */
-static void *opaque_ptr(void *p)
-{
-	void *volatile v = p;
-
-	return v;
-}
-
-static size_t opaque_size(size_t n)
-{
-	volatile size_t v = n;
-
-	return v;
-}
-
-/* A byte pattern that differs for every (seed, index). */
-static void pattern(unsigned char *buf, size_t len, unsigned seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = (unsigned char)(seed * 131u + i * 7u + 1u + (seed >> 8));
-}
 
 static struct lfp_ring *make_ring(size_t capacity, size_t slot_size)
 {

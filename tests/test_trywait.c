@@ -19,12 +19,7 @@
 
 #include <criterion/criterion.h>
 
-static int readable(int fd)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
+#include "support.h"
 
 /*
  * The objects: an EQ, a CQ and a counter with their own wait object, and
@@ -95,7 +90,7 @@ static unsigned readable_mask(const struct objs *o)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		if (readable(o->fds[i]))
+		if (fd_readable(o->fds[i], 0))
 			m |= 1u << i;
 	return m;
 }
@@ -312,9 +307,9 @@ Test(trywait, clear_then_recheck_makes_the_written_fd_readable)
 	/* lfp_cq_signal after trywait 0 signals the CQ's fd. */
 	cr_assert_eq(lfp_trywait(o.fids, 4), 0);
 	cr_assert_eq(lfp_cq_signal(o.cq), 0);
-	cr_assert(readable(o.fds[1]), "lfp_cq_signal after trywait 0");
+	cr_assert(fd_readable(o.fds[1], 0), "lfp_cq_signal after trywait 0");
 	cr_assert_eq(lfp_cq_signal(o.ws_cq), 0);
-	cr_assert(readable(o.fds[3]), "lfp_cq_signal on a set member after trywait 0");
+	cr_assert(fd_readable(o.fds[3], 0), "lfp_cq_signal on a set member after trywait 0");
 	close_objs(&o);
 }
 

@@ -1,7 +1,7 @@
 /*
  * tests/test_verbs.c: liblfpoll_verbs (bindings/verbs) against the REAL
  * libibverbs, driven without hardware by the fake context of
- * tests/verbs_fake.h (method: design/VERBS.md; contract: API.md section 9).
+ * tests/verbs/fake.h (method: docs/verbs.md, "Testing without hardware"; contract: docs/verbs.md and lfp_verbs(3)).
  *
  * Suite "verbs" holds only the canary and sorts before every other suite
  * ("verbs_*"); every other suite's .init checks the canary too, so a
@@ -25,41 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "verbs_fake.h"
+#include "verbs/suite.h"
 
 static const struct lfp_verbs_cq_attr FD_ATTR = { .wait_obj = LFP_WAIT_FD };
 
 /* ------------------------------------------------------------ helpers */
-
-static void need_fake(void)
-{
-	const char *why = vf_priv_canary();
-
-	cr_assert_null(why, "the fake verbs context cannot run: %s", why);
-}
-
-static void finish(struct ibv_context *ctx)
-{
-	cr_assert_eq(vf_ctx_destroy(ctx), 0, "vf_ctx_destroy found objects left alive");
-	cr_assert_eq(vf_live(), 0, "%d vf contexts, channels or objects left alive",
-		     vf_live());
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* Whether fd is readable within timeout_ms. */
-static int readable(int fd, int timeout_ms)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN);
-}
 
 /* cq->comp_events_completed, read under cq->mutex as ibv_ack_cq_events writes it. */
 static unsigned acked(struct ibv_cq *cq)
@@ -88,20 +58,6 @@ static struct vf_cq_stats stats(struct ibv_cq *cq)
 
 	vf_cq_stats(cq, &st);
 	return st;
-}
-
-static int trywait1(struct lfp_fid *fid)
-{
-	return lfp_trywait(&fid, 1);
-}
-
-static int getwait_fd(struct lfp_fid *fid)
-{
-	int fd = -1;
-
-	cr_assert_eq(lfp_control(fid, LFP_GETWAIT, &fd), 0);
-	cr_assert_geq(fd, 0);
-	return fd;
 }
 
 /* One context, one channel, one CQ, optionally a binding object. */
@@ -479,15 +435,15 @@ Test(verbs_cq, trywait_empty_is_0_and_the_fd_turns_readable_exactly_at_the_next_
 	fd = getwait_fd(&r.vcq->fid);
 	for (i = 0; i < 5; i++) {
 		cr_assert_eq(trywait1(&r.vcq->fid), 0, "round %d: empty, armed", i);
-		cr_assert_not(readable(fd, 0), "round %d: nothing pending yet", i);
+		cr_assert_not(fd_readable(fd, 0), "round %d: nothing pending yet", i);
 		cr_assert_eq(stats(r.cq).armed, VF_ARM_NEXT, "round %d: armed", i);
 		push(r.cq, (uint64_t)i, IBV_WC_SUCCESS, 0);
-		cr_assert(readable(fd, 0), "round %d: the CQE makes the fd readable", i);
+		cr_assert(fd_readable(fd, 0), "round %d: the CQE makes the fd readable", i);
 		cr_assert_eq(trywait1(&r.vcq->fid), -EAGAIN, "round %d: read first", i);
 		read_one(r.vcq, (uint64_t)i);
 	}
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
-	cr_assert_not(readable(fd, 0), "every event was drained");
+	cr_assert_not(fd_readable(fd, 0), "every event was drained");
 	rig_down(&r);
 }
 
@@ -502,17 +458,17 @@ Test(verbs_cq, trywait_with_solicited_only_waits_for_a_solicited_or_error_cqe)
 	fd = getwait_fd(&r.vcq->fid);
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
 	push(r.cq, 1, IBV_WC_SUCCESS, 0);
-	cr_assert_not(readable(fd, 0), "an unsolicited success does not qualify");
+	cr_assert_not(fd_readable(fd, 0), "an unsolicited success does not qualify");
 	push(r.cq, 2, IBV_WC_SUCCESS, 1);
-	cr_assert(readable(fd, 0), "a solicited CQE does");
+	cr_assert(fd_readable(fd, 0), "a solicited CQE does");
 	cr_assert_eq(trywait1(&r.vcq->fid), -EAGAIN);
 	read_next(r.vcq, 1);
 	read_one(r.vcq, 2);
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
 	cr_assert_eq(stats(r.cq).armed, VF_ARM_SOLICITED, "re-armed solicited-only");
-	cr_assert_not(readable(fd, 0));
+	cr_assert_not(fd_readable(fd, 0));
 	push(r.cq, 3, IBV_WC_REM_OP_ERR, 0);
-	cr_assert(readable(fd, 0), "an error CQE qualifies");
+	cr_assert(fd_readable(fd, 0), "an error CQE qualifies");
 	cr_assert_eq(trywait1(&r.vcq->fid), -EAGAIN);
 	read_one(r.vcq, 3);
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
@@ -577,7 +533,7 @@ Test(verbs_cq, arm_race_a_cqe_between_the_last_empty_poll_and_the_arm_is_not_los
 	cr_assert_eq(h.fired, 1, "the hook ran inside the binding's arm");
 	st = stats(r.cq);
 	cr_assert_eq(st.events_written, written, "no event for it");
-	cr_assert_not(readable(fd, 0));
+	cr_assert_not(fd_readable(fd, 0));
 	read_one(r.vcq, 99);
 	{
 		struct ibv_wc wc;
@@ -588,7 +544,7 @@ Test(verbs_cq, arm_race_a_cqe_between_the_last_empty_poll_and_the_arm_is_not_los
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
 	cr_assert_eq(stats(r.cq).armed, VF_ARM_NEXT);
 	push(r.cq, 100, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(fd, 0));
+	cr_assert(fd_readable(fd, 0));
 	rig_down(&r);
 }
 
@@ -604,14 +560,14 @@ Test(verbs_cq, an_event_whose_cqe_the_repoll_took_is_drained_later)
 	vf_cq_set_hooks(r.cq, NULL, hook_push_once, &h);
 	cr_assert_eq(trywait1(&r.vcq->fid), -EAGAIN, "the re-poll after the arm finds it");
 	cr_assert_eq(h.fired, 1);
-	cr_assert(readable(fd, 0), "and its event is pending");
+	cr_assert(fd_readable(fd, 0), "and its event is pending");
 	read_one(r.vcq, 42);
 	/* An event for a drained CQ: trywait drains it and may block. */
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
-	cr_assert_not(readable(fd, 0), "the spurious event was read");
+	cr_assert_not(fd_readable(fd, 0), "the spurious event was read");
 	cr_assert_eq(stats(r.cq).events_read, stats(r.cq).events_written);
 	push(r.cq, 43, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(fd, 0), "re-armed");
+	cr_assert(fd_readable(fd, 0), "re-armed");
 	cr_assert_eq(trywait1(&r.vcq->fid), -EAGAIN);
 	read_one(r.vcq, 43);
 	rig_down(&r);
@@ -625,7 +581,7 @@ Test(verbs_cq, a_spurious_event_for_an_already_drained_cq_is_legal)
 	rig_open(&r, 8, NULL);
 	fd = getwait_fd(&r.vcq->fid);
 	push(r.cq, 5, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(fd, 0));
+	cr_assert(fd_readable(fd, 0));
 	read_one(r.vcq, 5); /* drained without looking at the channel */
 	/* A first trywait may say -EAGAIN once (it found the event); it must
 	 * never find a completion, and must settle at 0. */
@@ -636,7 +592,7 @@ Test(verbs_cq, a_spurious_event_for_an_already_drained_cq_is_legal)
 		cr_assert_eq(lfp_verbs_cq_read(r.vcq, &wc, 1), -EAGAIN);
 	}
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
-	cr_assert_not(readable(fd, 0));
+	cr_assert_not(fd_readable(fd, 0));
 	cr_assert_eq(stats(r.cq).events_read, 1);
 	/* A raw record naming the CQ with nothing behind it at all. */
 	{
@@ -644,13 +600,13 @@ Test(verbs_cq, a_spurious_event_for_an_already_drained_cq_is_legal)
 
 		cr_assert_eq(write(vf_channel_wfd(r.ch), &rec, sizeof(rec)), 8);
 	}
-	cr_assert(readable(fd, 0));
+	cr_assert(fd_readable(fd, 0));
 	ret = trywait1(&r.vcq->fid);
 	cr_assert(ret == 0 || ret == -EAGAIN, "trywait %d", ret);
 	cr_assert_eq(trywait1(&r.vcq->fid), 0);
-	cr_assert_not(readable(fd, 0));
+	cr_assert_not(fd_readable(fd, 0));
 	push(r.cq, 6, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(fd, 0), "still armed");
+	cr_assert(fd_readable(fd, 0), "still armed");
 	rig_down(&r);
 }
 
@@ -913,7 +869,7 @@ Test(verbs_cq, lfp_trywait_over_two_fd_cqs)
 	f[1] = &b.vcq->fid;
 	cr_assert_eq(lfp_trywait(f, 2), 0);
 	push(b.cq, 1, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(b.ch->fd, 0));
+	cr_assert(fd_readable(b.ch->fd, 0));
 	cr_assert_eq(lfp_trywait(f, 2), -EAGAIN);
 	read_one(b.vcq, 1);
 	cr_assert_eq(lfp_trywait(f, 2), 0);
@@ -1014,7 +970,7 @@ Test(verbs_set, events_are_credited_to_the_cq_they_name)
 			read += set_read_all(&s, owner);
 		}
 		cr_assert_eq(trywait1(&s.ws->fid), 0, "round %d", k);
-		cr_assert_not(readable(wsfd, 0), "round %d: nothing pending", k);
+		cr_assert_not(fd_readable(wsfd, 0), "round %d: nothing pending", k);
 		/* One or two CQEs on a CQ chosen by k. */
 		owner[pushed] = k % NSET;
 		push(s.cq[k % NSET], (uint64_t)pushed, IBV_WC_SUCCESS, 0);
@@ -1024,7 +980,7 @@ Test(verbs_set, events_are_credited_to_the_cq_they_name)
 			push(s.cq[(k + 1) % NSET], (uint64_t)pushed, IBV_WC_SUCCESS, 0);
 			pushed++;
 		}
-		cr_assert(readable(wsfd, 0), "round %d: the set's fd wakes", k);
+		cr_assert(fd_readable(wsfd, 0), "round %d: the set's fd wakes", k);
 		cr_assert_eq(trywait1(&s.ws->fid), -EAGAIN);
 		read += set_read_all(&s, owner);
 	}
@@ -1060,7 +1016,7 @@ Test(verbs_set, closing_one_cq_leaves_the_others_working)
 		set_read_all(&s, NULL);
 	cr_assert_eq(trywait1(&s.ws->fid), 0);
 	push(s.cq[2], 2, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(wsfd, 0), "the channel is still in the set");
+	cr_assert(fd_readable(wsfd, 0), "the channel is still in the set");
 	cr_assert_eq(trywait1(&s.ws->fid), -EAGAIN);
 	cr_assert_eq(set_read_all(&s, NULL), 1);
 	cr_assert_eq(lfp_wait(s.ws, 0), -ETIMEDOUT);
@@ -1224,7 +1180,7 @@ Test(verbs_set, an_event_read_while_the_cq_is_being_opened_does_not_leave_it_una
 	cr_assert_neq(stats(cq).armed, VF_ARM_NONE,
 		      "trywait said 'safe to block' with the CQ unarmed");
 	push(cq, 2, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(wsfd, 0), "lost wakeup: the CQE raised no event");
+	cr_assert(fd_readable(wsfd, 0), "lost wakeup: the CQE raised no event");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
 	read_one(v, 2);
 	cr_assert_eq(lfp_verbs_cq_close(v), 0);
@@ -1292,7 +1248,7 @@ Test(verbs_set, an_event_credited_by_another_cq_during_the_arm_does_not_leave_it
 	cr_assert_neq(stats(cb).armed, VF_ARM_NONE,
 		      "trywait said 'safe to block' with CQ B unarmed");
 	push(cb, 10, IBV_WC_SUCCESS, 0);
-	cr_assert(readable(wsfd, 0), "lost wakeup: the CQE raised no event");
+	cr_assert(fd_readable(wsfd, 0), "lost wakeup: the CQE raised no event");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
 	read_one(vb, 10);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
@@ -1326,7 +1282,7 @@ Test(verbs_set, device_gone_reaches_the_reader_of_a_set_member)
 
 		cr_assert(ret == 0 || ret == -EAGAIN || ret == -EIO, "trywait %d", ret);
 		if (ret == 0)
-			cr_assert(readable(getwait_fd(&s.ws->fid), 1000),
+			cr_assert(fd_readable(getwait_fd(&s.ws->fid), 1000),
 				  "trywait said block on a gone device");
 		if (ret == -EIO)
 			err = ret;
@@ -1761,7 +1717,7 @@ Test(verbs_async, the_async_fid_waits_on_the_async_fd)
 	cr_assert_eq(fd, a.ctx->async_fd);
 	cr_assert_eq(trywait1(&a.va->fid), 0);
 	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
-	cr_assert(readable(fd, 0));
+	cr_assert(fd_readable(fd, 0));
 	cr_assert_eq(trywait1(&a.va->fid), -EAGAIN);
 	cr_assert_eq(lfp_verbs_async_progress(a.va), 1);
 	cr_assert_eq(trywait1(&a.va->fid), 0);

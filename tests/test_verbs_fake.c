@@ -1,5 +1,5 @@
 /*
- * tests/test_verbs_fake.c: the fake verbs context (tests/verbs_fake.h)
+ * tests/test_verbs_fake.c: the fake verbs context (tests/verbs/fake.h)
  * driving the REAL libibverbs behaves like hardware and a kernel would.
  * The canary suite sorts first: if the private-ops slots cannot be
  * discovered, it fails with the reason, and so does every other test.
@@ -21,34 +21,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "verbs_fake.h"
-
-static void need_fake(void)
-{
-	const char *why = vf_priv_canary();
-
-	cr_assert_null(why, "%s", why);
-}
-
-/*
- * Destroys the test's last context and checks that nothing vf is left (a
- * leaked one stays reachable, so valgrind would not say). Criterion 2.4
- * ignores failures in .fini, hence a call at the end of each test.
- */
-static void finish(struct ibv_context *ctx)
-{
-	cr_assert_eq(vf_ctx_destroy(ctx), 0, "vf_ctx_destroy found objects left alive");
-	cr_assert_eq(vf_live(), 0, "%d vf contexts, channels or objects left alive",
-		     vf_live());
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
+#include "verbs/suite.h"
 
 /* ------------------------------------------------------------- canary */
 
@@ -132,7 +105,7 @@ Test(fake_ctx, acks_call_no_private_slot)
 enum elem { E_CQ, E_QP, E_SRQ, E_WQ, E_PORT, E_DEVICE };
 
 struct ev_case {
-	int number;               /* design/VERBS.md's table */
+	int number;               /* docs/verbs.md, "Async event types" */
 	enum ibv_event_type type;
 	enum elem elem;
 };

@@ -25,68 +25,27 @@
 
 #include <criterion/criterion.h>
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int readable(int fd)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
-static struct lfp_wait *open_ws(enum lfp_wait_obj obj)
-{
-	struct lfp_wait_attr a = { obj, 0 };
-	struct lfp_wait *ws = NULL;
-	int ret = lfp_wait_open(&a, &ws);
-
-	cr_assert_eq(ret, 0, "lfp_wait_open(%d): %d", (int)obj, ret);
-	cr_assert_not_null(ws);
-	return ws;
-}
+#include "support.h"
 
 static struct lfp_cq *member_cq(struct lfp_wait *ws, void *ctx)
 {
-	struct lfp_cq_attr a;
-	struct lfp_cq *cq = NULL;
+	struct lfp_cq_attr a = { .size = 16, .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 
-	memset(&a, 0, sizeof(a));
-	a.size = 16;
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
-	cr_assert_eq(lfp_cq_open(&a, &cq, ctx), 0);
-	return cq;
+	return open_cq_attr(&a, ctx);
 }
 
 static struct lfp_eq *member_eq(struct lfp_wait *ws)
 {
-	struct lfp_eq_attr a;
-	struct lfp_eq *eq = NULL;
+	struct lfp_eq_attr a = { .size = 16, .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 
-	memset(&a, 0, sizeof(a));
-	a.size = 16;
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
-	cr_assert_eq(lfp_eq_open(&a, &eq, NULL), 0);
-	return eq;
+	return open_eq_attr(&a, NULL);
 }
 
 static struct lfp_cntr *member_cntr(struct lfp_wait *ws)
 {
-	struct lfp_cntr_attr a;
-	struct lfp_cntr *c = NULL;
+	struct lfp_cntr_attr a = { .wait_obj = LFP_WAIT_SET, .wait_set = ws };
 
-	memset(&a, 0, sizeof(a));
-	a.wait_obj = LFP_WAIT_SET;
-	a.wait_set = ws;
-	cr_assert_eq(lfp_cntr_open(&a, &c, NULL), 0);
-	return c;
+	return open_cntr_attr(&a, NULL);
 }
 
 /* lfp_wait with nothing to report: -ETIMEDOUT, not before the timeout. */
@@ -262,20 +221,20 @@ Test(wait, fd_set_fd_readable_after_trywait_and_member_write)
 	cr_assert_eq(lfp_control(&ws->fid, LFP_GETWAIT, &fd2), 0);
 	cr_assert_eq(fd, fd2, "one fd for the set");
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd), "idle set: fd readable");
+	cr_assert(!fd_readable(fd, 0), "idle set: fd readable");
 	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
-	cr_assert(readable(fd), "member write after trywait 0: fd not readable");
+	cr_assert(fd_readable(fd, 0), "member write after trywait 0: fd not readable");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
-	cr_assert(readable(fd), "trywait that found work cleared the fd");
+	cr_assert(fd_readable(fd, 0), "trywait that found work cleared the fd");
 	cr_assert_eq(lfp_cq_read(cq, &e, 1), 1);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd), "trywait 0 after the drain: fd still readable");
+	cr_assert(!fd_readable(fd, 0), "trywait 0 after the drain: fd still readable");
 
 	/* The member's own trywait goes through the set. */
 	f = &cq->fid;
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
 	cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
-	cr_assert(readable(fd), "member write after member trywait 0");
+	cr_assert(fd_readable(fd, 0), "member write after member trywait 0");
 	cr_assert_eq(lfp_trywait(&f, 1), -EAGAIN);
 
 	cr_assert_eq(lfp_cq_close(cq), 0);
@@ -295,13 +254,13 @@ Test(wait, fd_set_external_fd)
 	cr_assert_eq(lfp_wait_add_fd(ws, p[0], POLLIN, NULL), -EEXIST);
 	cr_assert_eq(lfp_wait_add_fd(ws, -1, POLLIN, NULL), -EINVAL);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd), "empty pipe: set fd readable");
+	cr_assert(!fd_readable(fd, 0), "empty pipe: set fd readable");
 	expect_timeout(ws, 20, "empty external pipe");
 	cr_assert_eq(write(p[1], &c, 1), 1);
-	cr_assert(readable(fd), "a byte in the external pipe: set fd not readable");
+	cr_assert(fd_readable(fd, 0), "a byte in the external pipe: set fd not readable");
 	cr_assert_eq(lfp_wait(ws, 10000), 0, "lfp_wait with a readable external fd");
 	cr_assert_eq(read(p[0], &c, 1), 1);
-	cr_assert(!readable(fd) || lfp_trywait(&f, 1) == 0, "drained pipe");
+	cr_assert(!fd_readable(fd, 0) || lfp_trywait(&f, 1) == 0, "drained pipe");
 
 	cr_assert_eq(lfp_wait_close(ws), -EBUSY, "an external fd is a member");
 	cr_assert_eq(lfp_wait_del_fd(ws, p[1]), -ENOENT, "not a member");
@@ -309,7 +268,7 @@ Test(wait, fd_set_external_fd)
 	cr_assert_eq(lfp_wait_del_fd(ws, p[0]), -ENOENT, "second del");
 	cr_assert_eq(write(p[1], &c, 1), 1);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd), "a removed fd still signals the set");
+	cr_assert(!fd_readable(fd, 0), "a removed fd still signals the set");
 	cr_assert_eq(lfp_wait_close(ws), 0);
 	close(p[0]);
 	close(p[1]);
@@ -541,8 +500,8 @@ Test(wait, thousand_members_one_ready_mutex_cond) { many_members(LFP_WAIT_MUTEX_
  * by both posts and reset by the one drain) then skipped every later drain,
  * so lfp_trywait returned 0 and left the fd readable, and lfp_wait returned
  * at once, until some later post: every waiter of the set, and an
- * application's select loop after trywait, spun.  API.md section 8:
- * trywait "clears the objects' notifications then re-checks".
+ * application's select loop after trywait, spun.  docs/contract.md,
+ * "Trywait": trywait clears the pending notification, arms, then re-checks.
  */
 Test(wait, trywait_clears_a_post_that_landed_after_a_drain)
 {
@@ -554,17 +513,17 @@ Test(wait, trywait_clears_a_post_that_landed_after_a_drain)
 
 	cr_assert_eq(lfp_control(f, LFP_GETWAIT, &fd), 0);
 	cr_assert_eq(lfp_trywait(&f, 1), 0);
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 
 	(void)lfp__faa_u32(&ws->sig.state, LFP__PENDING_ONE);   /* A: announced */
 	lfp__signal_post(&ws->sig);                             /* B: whole */
 	cr_assert_eq(lfp_trywait(&f, 1), 0);                    /* drains B */
-	cr_assert(!readable(fd));
+	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(write(ws->sig.efd, &one, sizeof(one)), (ssize_t)sizeof(one)); /* A lands */
-	cr_assert(readable(fd), "A's post must be visible");
+	cr_assert(fd_readable(fd, 0), "A's post must be visible");
 
 	ret = lfp_trywait(&f, 1);
-	still = readable(fd);
+	still = fd_readable(fd, 0);
 	t0 = now_ms();
 	wret = lfp_wait(ws, 50);
 	dt = now_ms() - t0;

@@ -1,9 +1,10 @@
 # Verbs tests, included by the top Makefile. Every tests/test_verbs*.c
 # (Criterion) and tests/stress_verbs*.c (standalone, so it can run under TSan)
-# is linked with the fake context tests/verbs_fake.c and the real libibverbs;
-# all but the fake's own suite also with the static binding.
+# is linked with the fake context tests/verbs/fake.c and the real libibverbs;
+# all but the fake's own suite also with the static binding. tests/verbs/
+# holds the fake (fake.c, fake.h) and the suites' shared helpers (suite.h).
 #
-# verbs_fake.c defines read(), close() and ibv_get_device_list() itself:
+# fake.c defines read(), close() and ibv_get_device_list() itself:
 # definitions in the executable interpose on libibverbs.so's calls too,
 # whereas -Wl,--wrap=read only rewrites the executable's own references and
 # never reaches the read() inside ibv_get_cq_event. The export flags keep the
@@ -11,51 +12,31 @@
 
 DEPS_CHECK += $(filter-out $(DEPS_CHECK),libibverbs-dev ibverbs-providers)
 
-VERBS_FAKE    := tests/verbs_fake.c
+VERBS_FAKE    := tests/verbs/fake.c
 VERBS_LDFLAGS := -Wl,--export-dynamic-symbol=read \
                  -Wl,--export-dynamic-symbol=close \
                  -Wl,--export-dynamic-symbol=ibv_get_device_list
 VERBS_LDLIBS  := -libverbs -ldl
-VERBS_TEST_DEPS := $(VERBS_FAKE) $(wildcard tests/*.h)
+VERBS_TEST_DEPS := $(VERBS_FAKE) $(wildcard tests/*.h tests/verbs/*.h)
 # Struct layouts do not depend on LFP_STATS, so the tests may count signals
 # while the binding library is built without the macro.
 VERBS_TEST_CFLAGS := $(TEST_CFLAGS)
 
-# The fake's own suite needs no binding: an explicit rule, which beats the
-# pattern below.
-$(B)/tests/test_verbs_fake: tests/test_verbs_fake.c $(VERBS_TEST_DEPS)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(VERBS_FAKE) -o $@ $(LDFLAGS) \
-		$(VERBS_LDFLAGS) -lcriterion $(VERBS_LDLIBS) $(LDLIBS)
+# One rule for every verbs program: the Criterion suites (test_*) link
+# -lcriterion; all but the fake's own suite (VERBS_NO_BINDING) link the
+# static binding. Explicit targets, so they beat the generic
+# $(B)/tests/test_% and stress_% rules, and tests/test_verbs.c and
+# tests/stress_verbs.c themselves (an empty stem) are covered too.
+VERBS_PROGS      := $(patsubst tests/%.c,$(B)/tests/%,\
+                    $(wildcard tests/test_verbs*.c tests/stress_verbs*.c))
+VERBS_NO_BINDING := $(B)/tests/test_verbs_fake
 
-# More specific than $(B)/tests/test_% (shorter stem), so GNU make picks it.
-$(B)/tests/test_verbs%: tests/test_verbs%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
+$(VERBS_PROGS): $(B)/tests/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(VERBS_TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
-		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) -lcriterion $(VERBS_LDLIBS) $(LDLIBS)
-
-$(B)/tests/stress_verbs%: tests/stress_verbs%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(VERBS_TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
-		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) $(VERBS_LDLIBS) $(LDLIBS)
-
-# A pattern's % never matches an empty stem, so tests/test_verbs.c and
-# tests/stress_verbs.c themselves need these static pattern rules (explicit,
-# so they also beat the generic $(B)/tests/test_% and stress_% rules).
-$(B)/tests/test_verbs: $(B)/tests/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(VERBS_TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
-		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) -lcriterion $(VERBS_LDLIBS) $(LDLIBS)
-
-$(B)/tests/stress_verbs: $(B)/tests/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HDR)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(VERBS_TEST_CFLAGS) -Ibindings/verbs $< $(VERBS_FAKE) -o $@ \
-		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_A) $(VERBS_LDLIBS) $(LDLIBS)
+		$(LDFLAGS) $(VERBS_LDFLAGS) $(if $(filter $@,$(VERBS_NO_BINDING)),,$(VERBS_A)) \
+		$(if $(filter test_%,$*),-lcriterion) $(VERBS_LDLIBS) $(LDLIBS)
 
 # The verbs Criterion suites under valgrind. Criterion runs each test in a
 # forked worker whose valgrind errors do not reach the runner's exit status,

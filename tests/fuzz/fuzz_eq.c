@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: lfp_eq (eq.h) against a sequential model of fi_eq(3)
- * as API.md section 4 and eq.h define it.
+ * as docs/contract.md, "Event queues" and eq.h define it.
  *
  * Input: bytes 0-3 pick the attributes (size, entry_size, flags including
  * LFP_EQ_BACKPRESSURE and invalid bits, wait object NONE/UNSPEC/FD/
@@ -675,7 +675,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&attr, 0, sizeof(attr));
 	}
 
-	/* The model of lfp_eq_open (API.md 4, eq.h). */
+	/* The model of lfp_eq_open (docs/contract.md "Event queues", eq.h). */
 	if (attr.flags & ~(LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE))
 		valid = 0;
 	switch (attr.wait_obj) {

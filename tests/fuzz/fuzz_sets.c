@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: the pollfd set (pollfd.h) and poll sets (poll.h) with
  * completion queues (cq.h) and counters (cntr.h) as members, against a
- * sequential model (API.md sections 5-8, lfp_poll(3)).
+ * sequential model (docs/contract.md, "Completion queues", "Counters", "Pollfd sets" and "Poll sets", lfp_poll(3)).
  *
  * Input: six bytes pick each CQ's format, size and wait object and each
  * counter's wait object; then up to FUZZ_MAX_OPS operations on

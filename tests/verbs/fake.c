@@ -1,6 +1,6 @@
 /*
- * tests/verbs_fake.c: the fake kernel and provider behind a test-owned
- * libibverbs context. Contract in verbs_fake.h, method in design/VERBS.md.
+ * tests/verbs/fake.c: the fake kernel and provider behind a test-owned
+ * libibverbs context. Contract in fake.h, method in docs/verbs.md, "Testing without hardware".
  *
  * Locks, in the only order they are ever nested:
  *   ibv_context.mutex (libibverbs: ibv_destroy_comp_channel holds it while it
@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE /* this file defines read(); fortify would inline one */
 
-#include "verbs_fake.h"
+#include "fake.h"
 
 #include <rdma/ib_user_verbs.h>
 
@@ -814,7 +814,8 @@ static void vf__canary_fail(const char *fmt, ...)
 		"verbs_fake: libibverbs private-ops slot discovery failed: ";
 	static const char suffix[] =
 		". The event path of this libibverbs build no longer matches "
-		"design/VERBS.md, so the fake context cannot drive it.";
+		"docs/verbs.md (\"Provider hooks: slot discovery and the "
+		"canary\"), so the fake context cannot drive it.";
 	size_t len = sizeof prefix - 1;
 	va_list ap;
 

@@ -1,6 +1,6 @@
 /*
- * tests/verbs_fake.h: a test-owned libibverbs context that drives the REAL
- * libibverbs event path without RDMA hardware (method: design/VERBS.md).
+ * tests/verbs/fake.h: a test-owned libibverbs context that drives the REAL
+ * libibverbs event path without RDMA hardware (method: docs/verbs.md, "Testing without hardware").
  *
  * The context is a calloc'ed struct verbs_context whose kernel side is two
  * kinds of pipe: the async fd carries struct ib_uverbs_async_event_desc
