@@ -94,8 +94,6 @@ static int bench_spin_count = BENCH_SPIN_DEFAULT;
 #define NOWAIT_EVENTS 1000000u
 #define NOWAIT_BATCH  1000u
 #define PEEK_SEQ      4242u
-#define MAXW          2
-#define MAXR          2
 #define RTT_TIMEOUT   1000           /* ms, per blocking call; loops on expiry */
 #define RTT_MAX_LAT   (1u << 20)     /* latency samples kept per round */
 #define STOP_SEQ      UINT64_MAX
@@ -110,12 +108,8 @@ _Static_assert(sizeof(struct lfp_eq_entry) == sizeof(struct fi_eq_entry),
 #  define ENTRY_SIZE sizeof(struct lfp_eq_entry)
 #endif
 
-#ifdef BENCH_INSTR
-#  define OP static __attribute__((noinline, used))
-#else
-#  define OP static inline __attribute__((always_inline))
-#endif
-#define TEMPLATE static inline __attribute__((always_inline))
+#define OP BENCH_OP
+#define TEMPLATE BENCH_TEMPLATE
 
 /* ------------------------------------------------------------ events */
 
@@ -147,6 +141,9 @@ static inline int ent_writer(const ent_t *e, int nw)
 /* ------------------------------------------------------------ queues */
 
 enum kind { K_LFP, K_FI, K_EFD, K_FUTEX, K_COND };
+/* What a case does: one thread (write+read pairs, peek, read on empty,
+ * trywait), or writers and readers on their own threads. */
+enum shape { SH_PAIRS, SH_PEEK, SH_EMPTY, SH_TRYWAIT, SH_MT };
 enum wobj { WO_NONE, WO_FD, WO_UNSPEC, WO_MCOND };
 
 /* A libfabric fabric opened once per provider; skip says why not. */
@@ -170,23 +167,37 @@ struct q {
 #endif
 };
 
+#ifdef HAVE_FABRIC
+#  define FI_WAIT(x) x
+#else
+#  define FI_WAIT(x) 0
+#endif
+
+/* enum wobj as lfpoll's and libfabric's wait objects. */
+static const struct {
+	enum lfp_wait_obj lfp;
+	int fi;                 /* enum fi_wait_obj */
+} wait_objs[] = {
+	[WO_NONE] = { LFP_WAIT_NONE, FI_WAIT(FI_WAIT_NONE) },
+	[WO_FD] = { LFP_WAIT_FD, FI_WAIT(FI_WAIT_FD) },
+	[WO_UNSPEC] = { LFP_WAIT_UNSPEC, FI_WAIT(FI_WAIT_UNSPEC) },
+	[WO_MCOND] = { LFP_WAIT_MUTEX_COND, FI_WAIT(FI_WAIT_MUTEX_COND) },
+};
+
 static int q_open(struct q *q, enum kind k, struct fab *f, enum wobj w, int bp)
 {
+	int ret;
+
 	memset(q, 0, sizeof(*q));
 	if (k == K_LFP) {
-		static const enum lfp_wait_obj lw[] = {
-			[WO_NONE] = LFP_WAIT_NONE, [WO_FD] = LFP_WAIT_FD,
-			[WO_UNSPEC] = LFP_WAIT_UNSPEC,
-			[WO_MCOND] = LFP_WAIT_MUTEX_COND,
-		};
 		struct lfp_eq_attr a = {
 			.size = EQ_SIZE,
 			.flags = LFP_WRITE | (bp ? LFP_EQ_BACKPRESSURE : 0),
-			.wait_obj = lw[w],
+			.wait_obj = wait_objs[w].lfp,
 			.entry_size = ENTRY_SIZE,
 		};
-		int ret = lfp_eq_open(&a, &q->leq, NULL);
 
+		ret = lfp_eq_open(&a, &q->leq, NULL);
 		if (ret)
 			return bench_fail("lfp_eq_open: %s", lfp_strerror(ret));
 		q->lfid = &q->leq->fid;
@@ -194,18 +205,10 @@ static int q_open(struct q *q, enum kind k, struct fab *f, enum wobj w, int bp)
 	}
 #ifdef HAVE_FABRIC
 	if (k == K_FI) {
-		static const enum fi_wait_obj fw[] = {
-			[WO_NONE] = FI_WAIT_NONE, [WO_FD] = FI_WAIT_FD,
-			[WO_UNSPEC] = FI_WAIT_UNSPEC,
-			[WO_MCOND] = FI_WAIT_MUTEX_COND,
-		};
-		struct fi_eq_attr a = {
-			.size = EQ_SIZE,
-			.flags = FI_WRITE,
-			.wait_obj = fw[w],
-		};
-		int ret = fi_eq_open(f->fabric, &a, &q->feq, NULL);
+		struct fi_eq_attr a = { .size = EQ_SIZE, .flags = FI_WRITE,
+		                        .wait_obj = wait_objs[w].fi };
 
+		ret = fi_eq_open(f->fabric, &a, &q->feq, NULL);
 		if (ret)
 			return bench_fail("fi_eq_open(%s): %s", f->prov,
 			                  fi_strerror(-ret));
@@ -331,137 +334,84 @@ static const char *err_str(int err)
 
 /* ------------------------------------------------------------ contexts */
 
-/* What a reader saw, per writer. */
-struct rstate {
-	uint64_t next[MAXW];    /* lowest sequence still acceptable */
-	uint64_t count[MAXW];
-	uint64_t sum[MAXW];     /* of sequence numbers */
-	uint64_t hsum[MAXW];    /* of ev_mix(w, seq): catches dup + loss pairs */
-	uint64_t retries;
-} __attribute__((aligned(128)));
-
-struct sctx;
-
-struct worker {
-	struct sctx *c;
-	int id;
-	void *(*fn)(void *);
-};
-
 /* One implementation in one EQ case (not the ping-pongs). */
 struct sctx {
+	struct bench_mt mt;     /* threaded cases: np writers, nc readers */
 	const struct impl_def *impl;
 	const struct case_def *cd;
-	int nw, nr;             /* threaded cases: writers, readers */
 	struct q q;
 	/* eq/nowait: producer signals counted over every round. */
 	uint64_t sig_events, sig_count;
-	/* Threaded cases. */
-	const struct bench_round *round;
-	struct worker w[MAXW + MAXR];
-	struct rstate rs[MAXR];
-	uint64_t written[MAXW];
-	uint64_t wretries[MAXW];
-	int writers_done __attribute__((aligned(128)));
 } __attribute__((aligned(128)));
 
 /* ------------------------------------------------------------ one thread */
 
-TEMPLATE int st_pairs(void *arg, struct bench_round *r, wr_fn wr, rd_fn rd)
+/* One item of a one-thread case (sh is a constant: the switch folds away):
+ * 0, or bench_fail(). */
+TEMPLATE int st_item(struct q *q, uint64_t n, enum shape sh, wr_fn wr,
+                     rd_fn rd, tw_fn tw)
 {
-	struct q *q = &((struct sctx *)arg)->q;
 	ent_t in, out;
-	uint64_t n = 0, t0;
-	int k, ret;
+	int ret;
 
-	t0 = bench_now_ns();
-	do {
-		for (k = 0; k < 256; k++, n++) {
-			ent_make(&in, 0, n);
-			ret = wr(q, &in);
-			if (ret)
-				return bench_fail("write into an empty EQ: %s "
-				                  "(item %llu)", ret > 0 ?
-				                  "full" : err_str(ret),
-				                  (unsigned long long)n);
-			ret = rd(q, &out, 0);
-			if (ret != 1)
-				return bench_fail("read after a write: %s "
-				                  "(item %llu)", ret == 0 ?
-				                  "empty" : err_str(ret),
-				                  (unsigned long long)n);
-			if (out.data != n || out.fid != in.fid ||
-			    out.context != in.context)
-				return bench_fail("item %llu came back as %llu",
-				                  (unsigned long long)n,
-				                  (unsigned long long)out.data);
-		}
-	} while (!bench_round_over(r, n, t0));
-	r->ns = bench_now_ns() - t0;
-	r->items = n;
-	return 0;
+	switch (sh) {
+	case SH_PAIRS:
+		ent_make(&in, 0, n);
+		ret = wr(q, &in);
+		if (ret)
+			return bench_fail("write into an empty EQ: %s (item %llu)",
+			                  ret > 0 ? "full" : err_str(ret),
+			                  (unsigned long long)n);
+		ret = rd(q, &out, 0);
+		if (ret != 1)
+			return bench_fail("read after a write: %s (item %llu)",
+			                  ret == 0 ? "empty" : err_str(ret),
+			                  (unsigned long long)n);
+		if (out.data != n || out.fid != in.fid ||
+		    out.context != in.context)
+			return bench_fail("item %llu came back as %llu",
+			                  (unsigned long long)n,
+			                  (unsigned long long)out.data);
+		return 0;
+	case SH_PEEK:
+		out.data = 0;
+		ret = rd(q, &out, 1);
+		if (ret != 1 || out.data != PEEK_SEQ)
+			return bench_fail("peek %llu: %s", (unsigned long long)n,
+			                  ret == 1 ? "wrong event" :
+			                  ret == 0 ? "empty" : err_str(ret));
+		return 0;
+	case SH_EMPTY:
+		ret = rd(q, &out, 0);
+		if (ret != 0)
+			return bench_fail("read on an empty EQ: %s",
+			                  ret == 1 ? "got an event" : err_str(ret));
+		return 0;
+	case SH_TRYWAIT:
+		ret = tw(q);
+		if (ret != 0)
+			return bench_fail("trywait on an empty EQ: %s",
+			                  err_str(ret));
+		return 0;
+	case SH_MT:
+		break;
+	}
+	return bench_fail("not a one-thread case");
 }
 
-TEMPLATE int st_peek(void *arg, struct bench_round *r, rd_fn rd)
-{
-	struct q *q = &((struct sctx *)arg)->q;
-	ent_t out;
-	uint64_t n = 0, t0;
-	int k, ret;
-
-	t0 = bench_now_ns();
-	do {
-		for (k = 0; k < 256; k++, n++) {
-			out.data = 0;
-			ret = rd(q, &out, 1);
-			if (ret != 1 || out.data != PEEK_SEQ)
-				return bench_fail("peek %llu: %s",
-				                  (unsigned long long)n,
-				                  ret == 1 ? "wrong event" :
-				                  ret == 0 ? "empty" : err_str(ret));
-		}
-	} while (!bench_round_over(r, n, t0));
-	r->ns = bench_now_ns() - t0;
-	r->items = n;
-	return 0;
-}
-
-TEMPLATE int st_empty(void *arg, struct bench_round *r, rd_fn rd)
-{
-	struct q *q = &((struct sctx *)arg)->q;
-	ent_t out;
-	uint64_t n = 0, t0;
-	int k, ret;
-
-	t0 = bench_now_ns();
-	do {
-		for (k = 0; k < 256; k++, n++) {
-			ret = rd(q, &out, 0);
-			if (ret != 0)
-				return bench_fail("read on an empty EQ: %s",
-				                  ret == 1 ? "got an event" :
-				                  err_str(ret));
-		}
-	} while (!bench_round_over(r, n, t0));
-	r->ns = bench_now_ns() - t0;
-	r->items = n;
-	return 0;
-}
-
-TEMPLATE int st_trywait(void *arg, struct bench_round *r, tw_fn tw)
+/* The one-thread cases: items of shape sh until the round is over. */
+TEMPLATE int st_run(void *arg, struct bench_round *r, enum shape sh, wr_fn wr,
+                    rd_fn rd, tw_fn tw)
 {
 	struct q *q = &((struct sctx *)arg)->q;
 	uint64_t n = 0, t0;
-	int k, ret;
+	int k;
 
 	t0 = bench_now_ns();
 	do {
-		for (k = 0; k < 256; k++, n++) {
-			ret = tw(q);
-			if (ret != 0)
-				return bench_fail("trywait on an empty EQ: %s",
-				                  err_str(ret));
-		}
+		for (k = 0; k < 256; k++, n++)
+			if (st_item(q, n, sh, wr, rd, tw))
+				return -1;
 	} while (!bench_round_over(r, n, t0));
 	r->ns = bench_now_ns() - t0;
 	r->items = n;
@@ -470,17 +420,16 @@ TEMPLATE int st_trywait(void *arg, struct bench_round *r, tw_fn tw)
 
 /* ------------------------------------------------------------ threads */
 
-TEMPLATE void *writer(struct worker *w, wr_fn wr)
+TEMPLATE void *writer(struct bench_mt_worker *w, wr_fn wr)
 {
-	struct sctx *c = w->c;
-	struct bench_round mine = *c->round;
+	struct sctx *c = w->mt->ctx;
+	struct bench_round mine = bench_mt_producer_round(w->mt);
 	struct bench_spin sp = { 0 };
 	uint32_t id = (uint32_t)w->id;
 	uint64_t n = 0, t0;
 	ent_t e;
 	int k, ret;
 
-	mine.max_items /= (uint64_t)c->nw;
 	t0 = bench_now_ns();
 	while (!bench_round_over(&mine, n, t0)) {
 		for (k = 0; k < 256; k++, n++) {
@@ -498,17 +447,14 @@ TEMPLATE void *writer(struct worker *w, wr_fn wr)
 		}
 	}
 out:
-	c->written[id] = n;
-	c->wretries[id] = sp.retries;
-	/* Release pairs with the readers' acquire: once they see every
-	 * writer done, every write has returned, so an empty EQ is drained. */
-	__atomic_add_fetch(&c->writers_done, 1, __ATOMIC_RELEASE);
+	bench_mt_producer_done(w->mt, w->id, n, sp.retries);
 	return NULL;
 }
 
-static inline int take(struct rstate *s, const ent_t *e, int nw, int strict)
+static inline int take(struct bench_mt *m, struct bench_mt_seen *s,
+                       const ent_t *e, int strict)
 {
-	int w = ent_writer(e, nw);
+	int w = ent_writer(e, m->np);
 	uint64_t seq = e->data;
 
 	if (w < 0)
@@ -516,33 +462,24 @@ static inline int take(struct rstate *s, const ent_t *e, int nw, int strict)
 		                  (unsigned long long)seq);
 	/* One reader sees every event of a writer in order; with several,
 	 * each sees an increasing subsequence. */
-	if (strict ? seq != s->next[w] : seq < s->next[w])
-		return bench_fail("writer %d: seq %llu after %llu (%s)", w,
-		                  (unsigned long long)seq,
-		                  (unsigned long long)s->next[w] - 1,
-		                  seq < s->next[w] ? "reordered or duplicated"
-		                                   : "lost");
-	s->next[w] = seq + 1;
-	s->count[w]++;
-	s->sum[w] += seq;
-	s->hsum[w] += ev_mix((uint32_t)w, seq);
-	return 0;
+	return bench_mt_take(m, s, (uint32_t)w, seq, strict,
+	                     ev_mix((uint32_t)w, seq));
 }
 
-TEMPLATE void *reader(struct worker *w, rd_fn rd)
+TEMPLATE void *reader(struct bench_mt_worker *w, rd_fn rd)
 {
-	struct sctx *c = w->c;
-	struct rstate *s = &c->rs[w->id];
+	struct sctx *c = w->mt->ctx;
+	struct bench_mt_seen *s = &w->mt->seen[w->id];
 	struct bench_spin sp = { 0 };
-	int nw = c->nw, strict = c->nr == 1, done, ret;
+	int strict = w->mt->nc == 1, done, ret;
 	ent_t e;
 
 	for (;;) {
-		done = __atomic_load_n(&c->writers_done, __ATOMIC_ACQUIRE) == nw;
+		done = bench_mt_all_produced(w->mt);
 		ret = rd(&c->q, &e, 0);
 		if (ret == 1) {
 			bench_spin_ok(&sp);
-			if (take(s, &e, nw, strict))
+			if (take(w->mt, s, &e, strict))
 				break;
 			continue;
 		}
@@ -557,76 +494,16 @@ TEMPLATE void *reader(struct worker *w, rd_fn rd)
 	return NULL;
 }
 
-static void *worker_main(void *p)
+static uint64_t mt_hash(uint32_t w, uint64_t seq)
 {
-	struct worker *w = p;
-
-	return w->fn(w);
-}
-
-TEMPLATE int mt_run(void *arg, struct bench_round *r, void *(*wfn)(void *),
-                    void *(*rfn)(void *))
-{
-	struct sctx *c = arg;
-	void *args[MAXW + MAXR];
-	int cpus[MAXW + MAXR], i, n = 0;
-
-	c->round = r;
-	c->writers_done = 0;
-	memset(c->rs, 0, sizeof(c->rs));
-	memset(c->written, 0, sizeof(c->written));
-	memset(c->wretries, 0, sizeof(c->wretries));
-	/* Writer i on CPU i, reader j on CPU nw + j (modulo the CPUs): 1W1R
-	 * on two CPUs; 2W2R one writer and one reader per CPU. */
-	for (i = 0; i < c->nw; i++, n++) {
-		c->w[n] = (struct worker){ c, i, wfn };
-		cpus[n] = i;
-	}
-	for (i = 0; i < c->nr; i++, n++) {
-		c->w[n] = (struct worker){ c, i, rfn };
-		cpus[n] = c->nw + i;
-	}
-	for (i = 0; i < n; i++)
-		args[i] = &c->w[i];
-	r->ns = bench_threads(n, worker_main, args, cpus);
-	r->items = 0;
-	r->retries = 0;
-	for (i = 0; i < c->nw; i++) {
-		r->items += c->written[i];
-		r->retries += c->wretries[i];
-	}
-	for (i = 0; i < c->nr; i++)
-		r->retries += c->rs[i].retries;
-	return 0;
+	return ev_mix(w, seq);
 }
 
 /* Check hook of the threaded cases: every event read exactly once. */
 static int mt_check(void *arg, const struct bench_round *r)
 {
-	struct sctx *c = arg;
-	uint64_t cnt, sum, hsum, want, hwant, s;
-	int w, j;
-
 	(void)r;
-	for (w = 0; w < c->nw; w++) {
-		cnt = sum = hsum = 0;
-		for (j = 0; j < c->nr; j++) {
-			cnt += c->rs[j].count[w];
-			sum += c->rs[j].sum[w];
-			hsum += c->rs[j].hsum[w];
-		}
-		if (cnt != c->written[w])
-			return bench_fail("writer %d: %llu written, %llu read",
-			                  w, (unsigned long long)c->written[w],
-			                  (unsigned long long)cnt);
-		want = c->written[w] * (c->written[w] - 1) / 2;
-		for (hwant = 0, s = 0; s < c->written[w]; s++)
-			hwant += ev_mix((uint32_t)w, s);
-		if (sum != want || hsum != hwant)
-			return bench_fail("writer %d: wrong events read "
-			                  "(sequence sums differ)", w);
-	}
-	return 0;
+	return bench_mt_check(&((struct sctx *)arg)->mt);
 }
 
 /* ------------------------------------------------------------ EQ impls */
@@ -638,21 +515,22 @@ struct impl_def {
 	bench_run_fn pairs, peek, empty, trywait, mt;
 };
 
+#define ST_OPS(X) op_##X##_write, op_##X##_read, op_##X##_trywait
 #define INSTANTIATE(X)                                                          \
 static int pairs_##X(void *a, struct bench_round *r)                            \
-{ return st_pairs(a, r, op_##X##_write, op_##X##_read); }                       \
+{ return st_run(a, r, SH_PAIRS, ST_OPS(X)); }                                   \
 static int peek_##X(void *a, struct bench_round *r)                             \
-{ return st_peek(a, r, op_##X##_read); }                                        \
+{ return st_run(a, r, SH_PEEK, ST_OPS(X)); }                                    \
 static int empty_##X(void *a, struct bench_round *r)                            \
-{ return st_empty(a, r, op_##X##_read); }                                       \
+{ return st_run(a, r, SH_EMPTY, ST_OPS(X)); }                                   \
 static int trywait_##X(void *a, struct bench_round *r)                          \
-{ return st_trywait(a, r, op_##X##_trywait); }                                  \
+{ return st_run(a, r, SH_TRYWAIT, ST_OPS(X)); }                                 \
 static void *writer_##X(void *w)                                                \
 { return writer(w, op_##X##_write); }                                           \
 static void *reader_##X(void *w)                                                \
 { return reader(w, op_##X##_read); }                                            \
 static int mt_##X(void *a, struct bench_round *r)                               \
-{ return mt_run(a, r, writer_##X, reader_##X); }
+{ return bench_mt_run(&((struct sctx *)a)->mt, r, writer_##X, reader_##X); }
 
 INSTANTIATE(lfp)
 #ifdef HAVE_FABRIC
@@ -669,8 +547,6 @@ static const struct impl_def impls[] = {
 	{ "fi_tcp", K_FI, &fab_tcp, FI_FNS },
 };
 #define NIMPL BENCH_LEN(impls)
-
-enum shape { SH_PAIRS, SH_PEEK, SH_EMPTY, SH_TRYWAIT, SH_MT };
 
 static const struct bench_target t_pairs[] = { { "fi_udp", 1.2 } };
 static const struct bench_target t_one[] = { { "fi_udp", 1.0 } };
@@ -1286,8 +1162,10 @@ static void run_eq_case(size_t ci)
 
 		c->impl = d;
 		c->cd = cd;
-		c->nw = cd->nw;
-		c->nr = cd->nr;
+		c->mt = (struct bench_mt){
+			.np = cd->nw, .nc = cd->nr, .ctx = c, .hash = mt_hash,
+			.who = "writer", .made = "written", .took = "read",
+		};
 		bi[ii] = (struct bench_impl){
 			.name = d->name,
 			.skip = d->fab ? d->fab->skip : NULL,

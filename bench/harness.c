@@ -222,6 +222,86 @@ uint64_t bench_threads(int n, void *(*fn)(void *), void *const *args,
 	return t1 - t0;
 }
 
+/* ------------------------------------------------------------ producers and consumers */
+
+static void *mt_worker_main(void *p)
+{
+	struct bench_mt_worker *w = p;
+
+	return w->fn(w);
+}
+
+int bench_mt_run(struct bench_mt *m, struct bench_round *r,
+                 void *(*prod)(void *), void *(*cons)(void *))
+{
+	void *args[BENCH_MT_MAXP + BENCH_MT_MAXC];
+	int cpus[BENCH_MT_MAXP + BENCH_MT_MAXC], i, n = 0;
+
+	m->round = r;
+	m->producers_done = 0;
+	memset(m->seen, 0, sizeof(m->seen));
+	memset(m->produced, 0, sizeof(m->produced));
+	memset(m->prod_retries, 0, sizeof(m->prod_retries));
+	for (i = 0; i < m->np; i++, n++) {
+		m->w[n] = (struct bench_mt_worker){ m, i, prod };
+		cpus[n] = i;
+	}
+	for (i = 0; i < m->nc; i++, n++) {
+		m->w[n] = (struct bench_mt_worker){ m, i, cons };
+		cpus[n] = m->np + i;
+	}
+	for (i = 0; i < n; i++)
+		args[i] = &m->w[i];
+	r->ns = bench_threads(n, mt_worker_main, args, cpus);
+	r->items = 0;
+	r->retries = 0;
+	for (i = 0; i < m->np; i++) {
+		r->items += m->produced[i];
+		r->retries += m->prod_retries[i];
+	}
+	for (i = 0; i < m->nc; i++)
+		r->retries += m->seen[i].retries;
+	return 0;
+}
+
+int bench__mt_order_fail(const struct bench_mt *m, uint32_t p, uint64_t seq,
+                         uint64_t next)
+{
+	return bench_fail("%s %u: seq %llu after %llu (%s)", m->who, p,
+	                  (unsigned long long)seq,
+	                  (unsigned long long)next - 1,
+	                  seq < next ? "reordered or duplicated" : "lost");
+}
+
+int bench_mt_check(const struct bench_mt *m)
+{
+	uint64_t cnt, sum, hsum, want, hwant, s;
+	int p, j;
+
+	for (p = 0; p < m->np; p++) {
+		cnt = sum = hsum = 0;
+		for (j = 0; j < m->nc; j++) {
+			cnt += m->seen[j].count[p];
+			sum += m->seen[j].sum[p];
+			hsum += m->seen[j].hsum[p];
+		}
+		if (cnt != m->produced[p])
+			return bench_fail("%s %d: %llu %s, %llu %s", m->who, p,
+			                  (unsigned long long)m->produced[p],
+			                  m->made, (unsigned long long)cnt,
+			                  m->took);
+		want = m->produced[p] * (m->produced[p] - 1) / 2;
+		hwant = 0;
+		if (m->hash)
+			for (s = 0; s < m->produced[p]; s++)
+				hwant += m->hash((uint32_t)p, s);
+		if (sum != want || hsum != hwant)
+			return bench_fail("%s %d: wrong items %s (sequence sums "
+			                  "differ)", m->who, p, m->took);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ setup */
 
 static void usage(FILE *f)

@@ -16,7 +16,7 @@
  * is faster) and, when the case declares one, the target and MET or MISSED.
  * With BENCH_RESULTS=FILE in the environment it also appends one JSON object
  * per line and per (case, implementation) to FILE; bench/run assembles those
- * into bench/results/latest.json.
+ * into build/bench-results/latest.json (bench/run).
  *
  * Writing a benchmark (bench/eq.c is built with this file automatically):
  *
@@ -178,6 +178,21 @@ uint64_t bench_threads(int n, void *(*fn)(void *), void *const *args,
 int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int bench_failed(void);
 
+/*
+ * For the implementations' operations and the loops around them (bench/ring.c,
+ * bench/eq.c): a BENCH_OP function is inlined into the loops, or with
+ * -DBENCH_INSTR kept in a function of its own (op_<impl>_<op>) for
+ * valgrind --tool=callgrind --toggle-collect; a BENCH_TEMPLATE loop is always
+ * inlined into each instantiation, so that its constant function pointers
+ * become direct, inlined calls.
+ */
+#ifdef BENCH_INSTR
+#  define BENCH_OP static __attribute__((noinline, used))
+#else
+#  define BENCH_OP static inline __attribute__((always_inline))
+#endif
+#define BENCH_TEMPLATE static inline __attribute__((always_inline))
+
 /* Retry loop helper: one per waiting thread, zeroed before its loop. */
 struct bench_spin {
 	uint64_t retries;     /* failed attempts in total */
@@ -216,6 +231,126 @@ static inline int bench_spin_fail(struct bench_spin *s)
 static inline void bench_spin_ok(struct bench_spin *s)
 {
 	s->streak = 0;
+}
+
+/*
+ * Producers and consumers (bench_mt): np producers push numbered items
+ * (producer p: sequence 0, 1, 2, ...) into the implementation under test, nc
+ * consumers take them out, and a round counts from the threads' start until
+ * the consumers have drained everything.  The benchmark embeds a struct
+ * bench_mt in its context, sets np, nc, ctx and the words of its messages,
+ * and writes the two worker loops:
+ *
+ *   producer:  struct bench_round mine = bench_mt_producer_round(w->mt);
+ *              ... until bench_round_over(&mine, n, t0): item n of w->id ...
+ *              bench_mt_producer_done(w->mt, w->id, n, spin.retries);
+ *   consumer:  done = bench_mt_all_produced(w->mt);   (before each attempt)
+ *              ... on an item: bench_mt_take(w->mt, &w->mt->seen[w->id],
+ *                                            producer, seq, strict, hash) ...
+ *              ... when the attempt failed and done was true: return ...
+ *              w->mt->seen[w->id].retries = spin.retries;
+ *
+ * Its run function calls bench_mt_run(), its case's check hook
+ * bench_mt_check(): every item produced was consumed exactly once, and in
+ * order per producer (strictly, with strict: no gap either).
+ */
+#define BENCH_MT_MAXP 2
+#define BENCH_MT_MAXC 2
+
+/* What one consumer saw, per producer. */
+struct bench_mt_seen {
+	uint64_t next[BENCH_MT_MAXP];   /* lowest sequence still acceptable */
+	uint64_t count[BENCH_MT_MAXP];
+	uint64_t sum[BENCH_MT_MAXP];    /* of sequence numbers */
+	uint64_t hsum[BENCH_MT_MAXP];   /* of the hashes given to bench_mt_take */
+	uint64_t retries;
+} __attribute__((aligned(128)));
+
+struct bench_mt;
+
+struct bench_mt_worker {
+	struct bench_mt *mt;
+	int id;                 /* producer or consumer index, from 0 */
+	void *(*fn)(void *);    /* called with this worker */
+};
+
+struct bench_mt {
+	/* Set by the benchmark. */
+	int np, nc;             /* 1..BENCH_MT_MAXP, 1..BENCH_MT_MAXC */
+	void *ctx;              /* the benchmark's own context, for its workers */
+	/* Optional: the hash of (producer, seq) the consumers pass to
+	 * bench_mt_take; bench_mt_check then also compares the hash sums
+	 * (a lost item and a duplicated one cancel in the plain sum). */
+	uint64_t (*hash)(uint32_t producer, uint64_t seq);
+	/* Words of the failure messages: "producer", "produced", "consumed". */
+	const char *who, *made, *took;
+	/* Set by bench_mt_run. */
+	const struct bench_round *round;
+	struct bench_mt_worker w[BENCH_MT_MAXP + BENCH_MT_MAXC];
+	struct bench_mt_seen seen[BENCH_MT_MAXC];
+	uint64_t produced[BENCH_MT_MAXP];
+	uint64_t prod_retries[BENCH_MT_MAXP];
+	int producers_done __attribute__((aligned(128)));
+} __attribute__((aligned(128)));
+
+/*
+ * One round: producer i on CPU index i, consumer j on CPU index np + j
+ * (modulo the CPUs: 1P1C on two CPUs, 2P2C one of each per CPU), prod and
+ * cons called with their struct bench_mt_worker.  Fills r->ns, r->items (all
+ * produced) and r->retries (everyone's).  Returns 0.
+ */
+int bench_mt_run(struct bench_mt *m, struct bench_round *r,
+                 void *(*prod)(void *), void *(*cons)(void *));
+
+/* After a round: every item consumed exactly once.  0, or bench_fail(). */
+int bench_mt_check(const struct bench_mt *m);
+
+int bench__mt_order_fail(const struct bench_mt *m, uint32_t p, uint64_t seq,
+                         uint64_t next);
+
+/* The round a producer works to: max_items shared among the producers. */
+static inline struct bench_round bench_mt_producer_round(const struct bench_mt *m)
+{
+	struct bench_round mine = *m->round;
+
+	mine.max_items /= (uint64_t)m->np;
+	return mine;
+}
+
+/* A producer's last act: n items made, after retries failed attempts. */
+static inline void bench_mt_producer_done(struct bench_mt *m, int id,
+                                          uint64_t n, uint64_t retries)
+{
+	m->produced[id] = n;
+	m->prod_retries[id] = retries;
+	/* Release pairs with the consumers' acquire: once they see every
+	 * producer done, every item is in, so an empty queue is drained. */
+	__atomic_add_fetch(&m->producers_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Nonzero once every producer is done: read it before an attempt, and stop
+ * when that attempt then finds nothing. */
+static inline int bench_mt_all_produced(struct bench_mt *m)
+{
+	return __atomic_load_n(&m->producers_done, __ATOMIC_ACQUIRE) == m->np;
+}
+
+/*
+ * A consumer took item seq of producer p (p < np, already validated): check
+ * its order (strict: exactly the next one, for a lone consumer; otherwise
+ * any later one) and count it.  0, or bench_fail().
+ */
+static inline int bench_mt_take(const struct bench_mt *m,
+                                struct bench_mt_seen *s, uint32_t p,
+                                uint64_t seq, int strict, uint64_t hash)
+{
+	if (strict ? seq != s->next[p] : seq < s->next[p])
+		return bench__mt_order_fail(m, p, seq, s->next[p]);
+	s->next[p] = seq + 1;
+	s->count[p]++;
+	s->sum[p] += seq;
+	s->hsum[p] += hash;
+	return 0;
 }
 
 #endif /* LFPOLL_BENCH_HARNESS_H */

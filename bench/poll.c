@@ -225,112 +225,95 @@ static int loads_run(void *arg, struct bench_round *r)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The lfpoll implementation over b (its members set up around the rounds). */
+static struct bench_impl lfp_impl(const char *name, struct lfp_poll_bench *b)
 {
-	static struct lfp_poll_bench lb[4], one = { .n = 1 }, big = { .n = MAXN };
+	return (struct bench_impl){ .name = name, .run = lfp_run, .arg = b,
+	                            .setup = lfp_setup,
+	                            .teardown = lfp_teardown };
+}
+
+/* A one-thread case of two implementations. */
+static int run_case(const char *name, const char *label,
+                    const struct bench_impl impls[2],
+                    const struct bench_target *t, uint64_t instr_items)
+{
+	const struct bench_case c = {
+		.name = name, .label = label, .threads = 1,
+		.impls = impls, .n_impls = 2,
+		.targets = t, .n_targets = t ? 1 : 0,
+		.instr_items = instr_items,
+	};
+
+	return bench_case_run(&c);
+}
+
+/* poll/members-N, the i-th size: lfpoll with N members against libfabric's
+ * scan of N. */
+static void run_members(int i)
+{
 	static const int sizes[4] = { 1, 16, 256, MAXN };
+	static struct lfp_poll_bench lb[4];
 	static char names[4][32];
-	static struct pfd_bench pb;
+	struct bench_impl impls[2];
+	int n = sizes[i];
+
+	lb[i].n = n;
+	impls[0] = lfp_impl("lfpoll", &lb[i]);
+	impls[1] = (struct bench_impl){ .name = "fi_udp_scan" };
 #ifdef HAVE_FABRIC
-	static struct fab_bench fb[4];
-#endif
-	int i, fails = 0;
+	{
+		static struct fab_bench fb[4];
+		static char why[4][64];
+		int fr;
 
-	bench_init("poll", argc, argv);
-	for (i = 0; i < 4; i++) {
-		struct bench_impl impls[2];
-		struct bench_case c;
-
-		memset(impls, 0, sizeof(impls));
-		memset(&c, 0, sizeof(c));
-		lb[i].n = sizes[i];
-		impls[0].name = "lfpoll";
-		impls[0].run = lfp_run;
-		impls[0].arg = &lb[i];
-		impls[0].setup = lfp_setup;
-		impls[0].teardown = lfp_teardown;
-		impls[1].name = "fi_udp_scan";
-#ifdef HAVE_FABRIC
-		fb[i].n = sizes[i];
-		{
-			static char why[4][64];
-			int fr = fab_open(&fb[i]);
-
-			if (fr) {
-				snprintf(why[i], sizeof(why[i]),
-				         "libfabric udp poll set: step %d failed", -fr);
-				impls[1].skip = why[i];
-			}
+		fb[i].n = n;
+		fr = fab_open(&fb[i]);
+		if (fr) {
+			snprintf(why[i], sizeof(why[i]),
+			         "libfabric udp poll set: step %d failed", -fr);
+			impls[1].skip = why[i];
 		}
 		impls[1].run = fab_run;
 		impls[1].arg = &fb[i];
 		impls[1].teardown = fab_teardown;
+	}
 #else
-		impls[1].skip = "libfabric-dev missing";
+	impls[1].skip = "libfabric-dev missing";
 #endif
-		snprintf(names[i], sizeof(names[i]), "poll/members-%d", sizes[i]);
-		c.name = names[i];
-		c.label = "lfpoll: write 1 completion to 1 of N CQs + lfp_poll + read; "
-		          "libfabric: fi_poll over N empty CQs (its scan)";
-		c.threads = 1;
-		c.impls = impls;
-		c.n_impls = 2;
-		c.instr_items = 100000;
-		fails |= bench_case_run(&c);
-	}
-	{
-		struct bench_impl impls[2];
-		struct bench_target t[1] = { { "lfpoll_1", 0.5 } };
-		struct bench_case c;
+	snprintf(names[i], sizeof(names[i]), "poll/members-%d", n);
+	run_case(names[i], "lfpoll: write 1 completion to 1 of N CQs + lfp_poll + "
+	         "read; libfabric: fi_poll over N empty CQs (its scan)",
+	         impls, NULL, 100000);
+}
 
-		memset(impls, 0, sizeof(impls));
-		memset(&c, 0, sizeof(c));
-		impls[0].name = "lfpoll_1024";
-		impls[0].run = lfp_run;
-		impls[0].arg = &big;
-		impls[0].setup = lfp_setup;
-		impls[0].teardown = lfp_teardown;
-		impls[1].name = "lfpoll_1";
-		impls[1].run = lfp_run;
-		impls[1].arg = &one;
-		impls[1].setup = lfp_setup;
-		impls[1].teardown = lfp_teardown;
-		c.name = "poll/scale";
-		c.label = "lfpoll with 1,024 members against 1 member, one ready "
-		          "(target: at most 2x, ratio >= 0.5)";
-		c.threads = 1;
-		c.impls = impls;
-		c.n_impls = 2;
-		c.targets = t;
-		c.n_targets = 1;
-		fails |= bench_case_run(&c);
-	}
-	{
-		struct bench_impl impls[2];
-		struct bench_case c;
+int main(int argc, char **argv)
+{
+	static struct lfp_poll_bench one = { .n = 1 }, big = { .n = MAXN };
+	static const struct bench_target t_scale = { "lfpoll_1", 0.5 };
+	static struct pfd_bench pb;
+	struct bench_impl impls[2];
+	int i;
 
-		memset(impls, 0, sizeof(impls));
-		memset(&c, 0, sizeof(c));
-		if (lfp_pollfds_init(&pb.set))
-			return 1;
-		for (i = 0; i < 16; i++)
-			lfp_pollfds_add(&pb.set, 100 + i, POLLIN, NULL);
-		impls[0].name = "lfpoll";
-		impls[0].run = pfd_run;
-		impls[0].arg = &pb;
-		impls[1].name = "4_loads";
-		impls[1].run = loads_run;
-		impls[1].arg = &pb;
-		c.name = "poll/pollfds-0";
-		c.label = "lfp_pollfds_get with nfds = 0 (the change check) against "
-		          "four atomic loads and an acquire fence";
-		c.threads = 1;
-		c.impls = impls;
-		c.n_impls = 2;
-		c.instr_items = 100000;
-		fails |= bench_case_run(&c);
-		lfp_pollfds_fini(&pb.set);
-	}
-	(void)fails;
+	bench_init("poll", argc, argv);
+	for (i = 0; i < 4; i++)
+		run_members(i);
+
+	impls[0] = lfp_impl("lfpoll_1024", &big);
+	impls[1] = lfp_impl("lfpoll_1", &one);
+	run_case("poll/scale", "lfpoll with 1,024 members against 1 member, one "
+	         "ready (target: at most 2x, ratio >= 0.5)", impls, &t_scale, 0);
+
+	if (lfp_pollfds_init(&pb.set))
+		return 1;
+	for (i = 0; i < 16; i++)
+		lfp_pollfds_add(&pb.set, 100 + i, POLLIN, NULL);
+	impls[0] = (struct bench_impl){ .name = "lfpoll", .run = pfd_run, .arg = &pb };
+	impls[1] = (struct bench_impl){ .name = "4_loads", .run = loads_run,
+	                                .arg = &pb };
+	run_case("poll/pollfds-0", "lfp_pollfds_get with nfds = 0 (the change "
+	         "check) against four atomic loads and an acquire fence", impls,
+	         NULL, 100000);
+	lfp_pollfds_fini(&pb.set);
 	return bench_finish();
 }

@@ -45,8 +45,7 @@
 
 #define CAPACITY    1024
 #define BURST       32
-#define MAXP        2
-#define MAXC        2
+#define MAXP        BENCH_MT_MAXP
 #define POOL        4096         /* ck_ring_ptr: events per producer */
 #define FREE_EV     UINT32_MAX   /* ck_ring_ptr: pool entry is free */
 #define INSTR_ITEMS (1u << 18)
@@ -87,14 +86,8 @@ typedef int (*deq_fn)(void *q, struct ev64 *e);
 typedef unsigned (*enqn_fn)(void *q, const struct ev64 *e, unsigned n);
 typedef unsigned (*deqn_fn)(void *q, struct ev64 *e, unsigned n);
 
-#ifdef BENCH_INSTR
-#  define OP static __attribute__((noinline, used))
-#else
-#  define OP static inline __attribute__((always_inline))
-#endif
-/* The worker templates: inlined into each instantiation so that the
- * constant function pointers become direct, inlined calls. */
-#define TEMPLATE static inline __attribute__((always_inline))
+#define OP BENCH_OP
+#define TEMPLATE BENCH_TEMPLATE
 
 static void *alloc_aligned(size_t align, size_t bytes)
 {
@@ -103,6 +96,22 @@ static void *alloc_aligned(size_t align, size_t bytes)
 	if (!p)
 		bench_fail("out of memory");
 	return p;
+}
+
+/* A queue's struct (bytes, on its own cache lines) and its CAPACITY slots;
+ * NULL when either cannot be had. */
+static void *alloc_with_slots(size_t bytes, struct ev64 **slots)
+{
+	void *q = alloc_aligned(128, bytes);
+
+	if (!q)
+		return NULL;
+	*slots = alloc_aligned(64, CAPACITY * sizeof(struct ev64));
+	if (!*slots) {
+		free(q);
+		return NULL;
+	}
+	return q;
 }
 
 /* ------------------------------------------------------------ lfpoll */
@@ -147,6 +156,26 @@ OP unsigned op_lfpoll_deqn(void *q, struct ev64 *e, unsigned n)
 /* ------------------------------------------------------------ ck_ring */
 #ifdef HAVE_CK_RING
 
+/* ck_ring has no burst call: a burst is up to n single calls. */
+TEMPLATE unsigned enq_each(void *q, const struct ev64 *e, unsigned n,
+                           enq_fn enq)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !enq(q, &e[i]); i++)
+		;
+	return i;
+}
+
+TEMPLATE unsigned deq_each(void *q, struct ev64 *e, unsigned n, deq_fn deq)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !deq(q, &e[i]); i++)
+		;
+	return i;
+}
+
 /* Typed: 64-byte entries copied in and out (CK_RING_PROTOTYPE). */
 struct ckq {
 	struct ck_ring ring;
@@ -155,15 +184,12 @@ struct ckq {
 
 static void *ck_create(void)
 {
-	struct ckq *q = alloc_aligned(128, sizeof(*q));
+	struct ev64 *slots;
+	struct ckq *q = alloc_with_slots(sizeof(*q), &slots);
 
-	if (!q)
-		return NULL;
-	ck_ring_init(&q->ring, CAPACITY);
-	q->buf = alloc_aligned(64, CAPACITY * sizeof(struct ev64));
-	if (!q->buf) {
-		free(q);
-		return NULL;
+	if (q) {
+		ck_ring_init(&q->ring, CAPACITY);
+		q->buf = slots;
 	}
 	return q;
 }
@@ -192,20 +218,12 @@ OP int op_ck_deq(void *p, struct ev64 *e)
 
 OP unsigned op_ck_enqn(void *q, const struct ev64 *e, unsigned n)
 {
-	unsigned i;
-
-	for (i = 0; i < n && !op_ck_enq(q, &e[i]); i++)
-		;
-	return i;
+	return enq_each(q, e, n, op_ck_enq);
 }
 
 OP unsigned op_ck_deqn(void *q, struct ev64 *e, unsigned n)
 {
-	unsigned i;
-
-	for (i = 0; i < n && !op_ck_deq(q, &e[i]); i++)
-		;
-	return i;
+	return deq_each(q, e, n, op_ck_deq);
 }
 
 /*
@@ -287,20 +305,12 @@ OP int op_ckp_deq(void *p, struct ev64 *e)
 
 OP unsigned op_ckp_enqn(void *q, const struct ev64 *e, unsigned n)
 {
-	unsigned i;
-
-	for (i = 0; i < n && !op_ckp_enq(q, &e[i]); i++)
-		;
-	return i;
+	return enq_each(q, e, n, op_ckp_enq);
 }
 
 OP unsigned op_ckp_deqn(void *q, struct ev64 *e, unsigned n)
 {
-	unsigned i;
-
-	for (i = 0; i < n && !op_ckp_deq(q, &e[i]); i++)
-		;
-	return i;
+	return deq_each(q, e, n, op_ckp_deq);
 }
 #endif /* HAVE_CK_RING */
 
@@ -403,16 +413,13 @@ struct mq {
 
 static void *mutex_create(void)
 {
-	struct mq *q = alloc_aligned(128, sizeof(*q));
+	struct ev64 *slots;
+	struct mq *q = alloc_with_slots(sizeof(*q), &slots);
 
-	if (!q)
-		return NULL;
-	pthread_mutex_init(&q->lock, NULL);
-	q->head = q->tail = 0;
-	q->slots = alloc_aligned(64, CAPACITY * sizeof(struct ev64));
-	if (!q->slots) {
-		free(q);
-		return NULL;
+	if (q) {
+		pthread_mutex_init(&q->lock, NULL);
+		q->head = q->tail = 0;
+		q->slots = slots;
 	}
 	return q;
 }
@@ -470,34 +477,12 @@ OP int op_mutex_deq(void *q, struct ev64 *e)
 
 /* ------------------------------------------------------------ workers */
 
-/* What a consumer saw, per producer. */
-struct cons_state {
-	uint64_t next[MAXP];    /* lowest sequence still acceptable */
-	uint64_t count[MAXP];
-	uint64_t sum[MAXP];     /* of sequence numbers */
-	uint64_t retries;
-} __attribute__((aligned(128)));
-
-struct ring_ctx;
-
-struct worker {
-	struct ring_ctx *ctx;
-	int id;
-	void *(*fn)(void *);
-};
-
 /* One implementation in one case. */
 struct ring_ctx {
+	struct bench_mt mt;     /* threaded cases: np producers, nc consumers */
 	const struct impl_def *impl;
-	int np, nc;
 	unsigned burst;         /* 1: single operations */
 	void *q;
-	const struct bench_round *round;
-	struct worker w[MAXP + MAXC];
-	struct cons_state cons[MAXC];
-	uint64_t produced[MAXP];
-	uint64_t prod_retries[MAXP];
-	int producers_done __attribute__((aligned(128)));
 } __attribute__((aligned(128)));
 
 TEMPLATE int st_one(void *arg, struct bench_round *r, enq_fn enq, deq_fn deq)
@@ -569,10 +554,10 @@ TEMPLATE int st_burst(void *arg, struct bench_round *r, enqn_fn enqn,
 	return 0;
 }
 
-TEMPLATE void *producer(struct worker *w, enq_fn enq, enqn_fn enqn)
+TEMPLATE void *producer(struct bench_mt_worker *w, enq_fn enq, enqn_fn enqn)
 {
-	struct ring_ctx *c = w->ctx;
-	struct bench_round mine = *c->round;
+	struct ring_ctx *c = w->mt->ctx;
+	struct bench_round mine = bench_mt_producer_round(w->mt);
 	struct bench_spin sp = { 0 };
 	struct ev64 ev[BURST];
 	uint32_t id = (uint32_t)w->id;
@@ -581,7 +566,6 @@ TEMPLATE void *producer(struct worker *w, enq_fn enq, enqn_fn enqn)
 	int k;
 
 	memset(ev, 0, sizeof(ev));
-	mine.max_items /= (uint64_t)c->np;
 	t0 = bench_now_ns();
 	if (c->burst == 1) {
 		while (!bench_round_over(&mine, n, t0)) {
@@ -611,47 +595,35 @@ TEMPLATE void *producer(struct worker *w, enq_fn enq, enqn_fn enqn)
 		}
 	}
 out:
-	c->produced[id] = n;
-	c->prod_retries[id] = sp.retries;
-	/* Release pairs with the consumers' acquire: once they see every
-	 * producer done, all enqueues are complete, so an empty ring is
-	 * really drained. */
-	__atomic_add_fetch(&c->producers_done, 1, __ATOMIC_RELEASE);
+	bench_mt_producer_done(w->mt, w->id, n, sp.retries);
 	return NULL;
 }
 
-static inline int take(struct cons_state *s, const struct ev64 *e, int np)
+static inline int take(struct bench_mt *m, struct bench_mt_seen *s,
+                       const struct ev64 *e)
 {
 	uint32_t p = e->producer;
 
-	if (p >= (uint32_t)np)
+	if (p >= (uint32_t)m->np)
 		return bench_fail("event from unknown producer %u (seq %llu)",
 		                  p, (unsigned long long)e->seq);
 	if (e->check != ev_mix(p, e->seq))
 		return bench_fail("torn event: producer %u seq %llu", p,
 		                  (unsigned long long)e->seq);
-	if (e->seq < s->next[p])
-		return bench_fail("reordered: producer %u seq %llu after %llu",
-		                  p, (unsigned long long)e->seq,
-		                  (unsigned long long)(s->next[p] - 1));
-	s->next[p] = e->seq + 1;
-	s->count[p]++;
-	s->sum[p] += e->seq;
-	return 0;
+	return bench_mt_take(m, s, p, e->seq, 0, 0);
 }
 
-TEMPLATE void *consumer(struct worker *w, deq_fn deq, deqn_fn deqn)
+TEMPLATE void *consumer(struct bench_mt_worker *w, deq_fn deq, deqn_fn deqn)
 {
-	struct ring_ctx *c = w->ctx;
-	struct cons_state *s = &c->cons[w->id];
+	struct ring_ctx *c = w->mt->ctx;
+	struct bench_mt_seen *s = &w->mt->seen[w->id];
 	struct bench_spin sp = { 0 };
 	struct ev64 ev[BURST];
 	unsigned i, got;
 	int all_done;
 
 	for (;;) {
-		all_done = __atomic_load_n(&c->producers_done,
-		                           __ATOMIC_ACQUIRE) == c->np;
+		all_done = bench_mt_all_produced(w->mt);
 		if (c->burst == 1)
 			got = !deq(c->q, &ev[0]);
 		else
@@ -659,7 +631,7 @@ TEMPLATE void *consumer(struct worker *w, deq_fn deq, deqn_fn deqn)
 		if (got) {
 			bench_spin_ok(&sp);
 			for (i = 0; i < got; i++)
-				if (take(s, &ev[i], c->np))
+				if (take(w->mt, s, &ev[i]))
 					goto out;
 			continue;
 		}
@@ -671,75 +643,11 @@ out:
 	return NULL;
 }
 
-static void *worker_main(void *p)
-{
-	struct worker *w = p;
-
-	return w->fn(w);
-}
-
-TEMPLATE int mt_run(void *arg, struct bench_round *r, void *(*prod)(void *),
-                    void *(*cons)(void *))
-{
-	struct ring_ctx *c = arg;
-	void *args[MAXP + MAXC];
-	int cpus[MAXP + MAXC], i, n = 0;
-
-	c->round = r;
-	c->producers_done = 0;
-	memset(c->cons, 0, sizeof(c->cons));
-	memset(c->produced, 0, sizeof(c->produced));
-	/* Producer i on CPU i, consumer j on CPU np + j (modulo the CPUs):
-	 * 1P1C on two CPUs; 2P2C one producer and one consumer per CPU. */
-	for (i = 0; i < c->np; i++, n++) {
-		c->w[n] = (struct worker){ c, i, prod };
-		cpus[n] = i;
-	}
-	for (i = 0; i < c->nc; i++, n++) {
-		c->w[n] = (struct worker){ c, i, cons };
-		cpus[n] = c->np + i;
-	}
-	for (i = 0; i < n; i++)
-		args[i] = &c->w[i];
-	r->ns = bench_threads(n, worker_main, args, cpus);
-	r->items = 0;
-	r->retries = 0;
-	for (i = 0; i < c->np; i++) {
-		r->items += c->produced[i];
-		r->retries += c->prod_retries[i];
-	}
-	for (i = 0; i < c->nc; i++)
-		r->retries += c->cons[i].retries;
-	return 0;
-}
-
 /* The check hook of the threaded cases: nothing lost, nothing duplicated. */
 static int mt_check(void *arg, const struct bench_round *r)
 {
-	struct ring_ctx *c = arg;
-	uint64_t cnt, sum, want;
-	int p, j;
-
 	(void)r;
-	for (p = 0; p < c->np; p++) {
-		cnt = sum = 0;
-		for (j = 0; j < c->nc; j++) {
-			cnt += c->cons[j].count[p];
-			sum += c->cons[j].sum[p];
-		}
-		if (cnt != c->produced[p])
-			return bench_fail("producer %d: %llu produced, %llu "
-			                  "consumed", p,
-			                  (unsigned long long)c->produced[p],
-			                  (unsigned long long)cnt);
-		want = c->produced[p] * (c->produced[p] - 1) / 2;
-		if (sum != want)
-			return bench_fail("producer %d: wrong items consumed "
-			                  "(sequence sum %llu, expected %llu)", p,
-			                  (unsigned long long)sum,
-			                  (unsigned long long)want);
-	}
-	return 0;
+	return bench_mt_check(&((struct ring_ctx *)arg)->mt);
 }
 
 /* ------------------------------------------------------------ tables */
@@ -762,7 +670,7 @@ static void *prod_##X(void *w)                                                  
 static void *cons_##X(void *w)                                                  \
 { return consumer(w, op_##X##_deq, op_##X##_deqn); }                            \
 static int mt_##X(void *a, struct bench_round *r)                               \
-{ return mt_run(a, r, prod_##X, cons_##X); }
+{ return bench_mt_run(&((struct ring_ctx *)a)->mt, r, prod_##X, cons_##X); }
 
 #define IMPL(name, X) \
 	{ name, NULL, X##_create, X##_destroy, st_one_##X, st_burst_##X, mt_##X }
@@ -917,8 +825,11 @@ int main(int argc, char **argv)
 			struct ring_ctx *c = &ctxs[ci][ii];
 
 			c->impl = d;
-			c->np = cd->np;
-			c->nc = cd->nc;
+			c->mt = (struct bench_mt){
+				.np = cd->np, .nc = cd->nc, .ctx = c,
+				.who = "producer", .made = "produced",
+				.took = "consumed",
+			};
 			c->burst = cd->burst;
 			bi[ii] = (struct bench_impl){
 				.name = d->name,
