@@ -33,11 +33,11 @@ BENCH_CFLAGS_eq := $(if $(BENCH_LDLIBS_eq),-DHAVE_FABRIC $(shell $(PKG_CONFIG) -
 BENCH_LDLIBS_poll := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 BENCH_CFLAGS_poll := $(if $(BENCH_LDLIBS_poll),-DHAVE_FABRIC)
 
-# verbs: the binding against raw libibverbs on the test context
-# (tests/verbs/fake.c, linked in whole with its read/close/ibv_get_device_list
-# interposers: see the report of issue "A boundary you can see", item 6).
-BENCH_CFLAGS_verbs := -Ibindings/verbs -Itests
-BENCH_LDLIBS_verbs := tests/verbs/fake.c $(VERBS_A) -libverbs -ldl \
+# verbs: the binding against raw libibverbs on the device-free context of
+# support/vf (shared with the verbs tests, no test code), linked with its
+# read/close/ibv_get_device_list interposers.
+BENCH_CFLAGS_verbs := -Ibindings/verbs -Isupport/vf
+BENCH_LDLIBS_verbs := support/vf/vf.c $(VERBS_A) -libverbs -ldl \
 	-Wl,--export-dynamic-symbol=read -Wl,--export-dynamic-symbol=close \
 	-Wl,--export-dynamic-symbol=ibv_get_device_list
-$(B)/bench/verbs: $(VERBS_A) tests/verbs/fake.c tests/verbs/fake.h
+$(B)/bench/verbs: $(VERBS_A) support/vf/vf.c support/vf/vf.h

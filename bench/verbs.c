@@ -1,7 +1,7 @@
 /*
  * bench/verbs.c: the blocking round trip through the verbs binding against
  * the same round trip written directly with libibverbs, on the test context
- * (tests/verbs/fake.h: the real libibverbs over pipes and a hardware-like
+ * (support/vf/vf.h: the real libibverbs over pipes and a hardware-like
  * fake CQ; there is no RDMA device on these machines).
  *
  * verbs/rtt   two threads on two CPUs ping-pong one completion through two
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "verbs/fake.h"
+#include "vf.h"
 
 struct side {
 	struct ibv_cq *in, *out;           /* wait on in, answer on out */

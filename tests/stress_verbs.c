@@ -1,6 +1,6 @@
 /*
  * tests/stress_verbs.c: the verbs binding under a randomized multi-threaded
- * load, on the fake context of tests/verbs/fake.h (the REAL libibverbs,
+ * load, on the fake context of support/vf/vf.h (the REAL libibverbs,
  * pipes, a hardware-like CQ). Standalone (no Criterion) so that it also runs
  * under ThreadSanitizer.
  *
@@ -34,7 +34,7 @@
 #include <lfpoll/verbs.h>
 
 #include "stress.h"
-#include "verbs/fake.h"
+#include "vf.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -19,7 +19,7 @@
 #include <lfpoll/verbs.h>
 
 #include "stress.h"
-#include "verbs/fake.h"
+#include "vf.h"
 
 #include <stdatomic.h>
 

@@ -1,7 +1,7 @@
 /*
  * tests/test_verbs.c: liblfpoll_verbs (bindings/verbs) against the REAL
  * libibverbs, driven without hardware by the fake context of
- * tests/verbs/fake.h (method: docs/verbs.md, "Testing without hardware"; contract: docs/verbs.md and lfp_verbs(3)).
+ * support/vf/vf.h (method: docs/verbs.md, "Testing without hardware"; contract: docs/verbs.md and lfp_verbs(3)).
  *
  * Suite "verbs" holds only the canary and sorts before every other suite
  * ("verbs_*"); every other suite's .init checks the canary too, so a

@@ -1,5 +1,5 @@
 /*
- * tests/test_verbs_fake.c: the fake verbs context (tests/verbs/fake.h)
+ * tests/test_verbs_fake.c: the fake verbs context (support/vf/vf.h)
  * driving the REAL libibverbs behaves like hardware and a kernel would.
  * The canary suite sorts first: if the private-ops slots cannot be
  * discovered, it fails with the reason, and so does every other test.

@@ -1,6 +1,6 @@
 # Verbs tests, included by the top Makefile. Every tests/test_verbs*.c
 # (Criterion) and tests/stress_verbs*.c (standalone, so it can run under TSan)
-# is linked with the fake context tests/verbs/fake.c and the real libibverbs;
+# is linked with the fake context support/vf/vf.c and the real libibverbs;
 # all but the fake's own suite also with the static binding. tests/verbs/
 # holds the fake (fake.c, fake.h) and the suites' shared helpers (suite.h).
 #
@@ -12,15 +12,15 @@
 
 DEPS_CHECK += $(filter-out $(DEPS_CHECK),libibverbs-dev ibverbs-providers)
 
-VERBS_FAKE    := tests/verbs/fake.c
+VERBS_FAKE    := support/vf/vf.c
 VERBS_LDFLAGS := -Wl,--export-dynamic-symbol=read \
                  -Wl,--export-dynamic-symbol=close \
                  -Wl,--export-dynamic-symbol=ibv_get_device_list
 VERBS_LDLIBS  := -libverbs -ldl
-VERBS_TEST_DEPS := $(VERBS_FAKE) $(wildcard tests/*.h tests/verbs/*.h)
+VERBS_TEST_DEPS := $(VERBS_FAKE) $(wildcard tests/*.h tests/verbs/*.h support/vf/*.h)
 # Struct layouts do not depend on LFP_STATS, so the tests may count signals
 # while the binding library is built without the macro.
-VERBS_TEST_CFLAGS := $(TEST_CFLAGS)
+VERBS_TEST_CFLAGS := $(TEST_CFLAGS) -Isupport/vf
 
 # One rule for every verbs program: the Criterion suites (test_*) link
 # -lcriterion; all but the fake's own suite (VERBS_NO_BINDING) link the

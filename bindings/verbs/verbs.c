@@ -482,8 +482,14 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 		if (ret != -EAGAIN || timeout == 0)
 			return ret;
 		ret = vcq_trywait(&v->pub.fid);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN) {
+			/* Work was seen, but another reader may take it: the
+			 * deadline holds on every lap, not only after a sleep
+			 * (docs/design.md, "Timeouts"). */
+			if (expired(deadline))
+				return lfp_verbs_cq_read(vcq, wc, n);
 			continue;
+		}
 		if (ret)
 			return ret;
 		pfd.fd = v->channel->fd;

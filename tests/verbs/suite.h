@@ -16,7 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "support.h"
-#include "verbs/fake.h"
+#include "vf.h"
 
 static inline void need_fake(void)
 {

@@ -1,6 +1,6 @@
 /*
- * tests/verbs/fake.c: the fake kernel and provider behind a test-owned
- * libibverbs context. Contract in fake.h, method in docs/verbs.md, "Testing without hardware".
+ * support/vf/vf.c: the fake kernel and provider behind a test-owned
+ * libibverbs context. Contract in vf.h, method in docs/verbs.md, "Testing without hardware".
  *
  * Locks, in the only order they are ever nested:
  *   ibv_context.mutex (libibverbs: ibv_destroy_comp_channel holds it while it
@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE /* this file defines read(); fortify would inline one */
 
-#include "fake.h"
+#include "vf.h"
 
 #include <rdma/ib_user_verbs.h>
 

@@ -1,5 +1,5 @@
 /*
- * tests/verbs/fake.h: a test-owned libibverbs context that drives the REAL
+ * support/vf/vf.h: a device-free libibverbs context that drives the REAL
  * libibverbs event path without RDMA hardware (method: docs/verbs.md, "Testing without hardware").
  *
  * The context is a calloc'ed struct verbs_context whose kernel side is two
@@ -23,8 +23,8 @@
  * Error convention: 0 or a count on success, -errno on failure; constructors
  * return NULL with errno set.
  */
-#ifndef LFP_TESTS_VERBS_FAKE_H
-#define LFP_TESTS_VERBS_FAKE_H
+#ifndef LFP_SUPPORT_VF_H
+#define LFP_SUPPORT_VF_H
 
 #include <stdint.h>
 #include <infiniband/verbs.h>
@@ -254,4 +254,4 @@ void vf_device_list_fail(int err);
 }
 #endif
 
-#endif /* LFP_TESTS_VERBS_FAKE_H */
+#endif /* LFP_SUPPORT_VF_H */
