@@ -30,6 +30,7 @@
  *  - the EQ-owned err_data stays valid until the next read or readerr.
  */
 #include <lfpoll/eq.h>
+#include <lfpoll/wait.h>
 
 #include "fuzz_input.h"
 
