@@ -32,6 +32,11 @@
  *   stress_rand(&state)        a small, seedable PRNG (splitmix64)
  *   stress_checksum(h, p, n)   FNV-1a over n bytes, chained through h
  *   stress_spawn(), stress_join()  pthread_create/join that CHECK
+ *   stress_await(v, want, d, what)
+ *                              back off until *v >= want; past the deadline
+ *                              d, fail saying how far it got
+ *   struct stress_crew         a phase's threads, of one or more kinds, over
+ *                              one shared state (see "crews" below)
  *
  * Never put a wall-clock performance threshold in a stress test: deadlines
  * here only turn a hang into a failure, and should be generous.
@@ -42,6 +47,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +305,151 @@ static inline void stress_join(pthread_t t)
 	int ret = pthread_join(t, NULL);
 
 	CHECK(ret == 0, "pthread_join: %s", strerror(ret));
+}
+
+/*
+ * Wait, with a deadline, until *v reaches want; what names the count in the
+ * failure message (with the deadline's own what and how far it got).
+ */
+static inline void stress_await(_Atomic uint64_t *v, uint64_t want,
+                                const struct stress_deadline *d,
+                                const char *what)
+{
+	struct timespec ts = { 0, 50000 };
+	unsigned spins = 0;
+
+	while (atomic_load(v) < want) {
+		if (spins > 200)
+			nanosleep(&ts, NULL);
+		else
+			stress_backoff(&spins);
+		spins++;
+		CHECK(!stress_deadline_passed(d), "%s: %s: %llu of %llu after "
+		      "%.0f s (a lost wake-up or event)", d->what, what,
+		      (unsigned long long)atomic_load(v), (unsigned long long)want,
+		      d->seconds);
+	}
+}
+
+/* ------------------------------------------------------------ crews */
+
+/*
+ * A crew runs a phase's threads: n threads of a kind at a time, each given
+ * its own struct stress_worker (the shared state, and its number 0..n-1
+ * among the threads of that kind), all of them able to meet at a start
+ * barrier sized for the whole crew.
+ *
+ *   stress_crew_init(&c, shared, size)  a crew of size threads at most
+ *   stress_crew_spawn(&c, n, fn)        n threads running fn(worker);
+ *                                       returns the index of the first
+ *   stress_crew_start(w)                in a thread: wait until all size
+ *                                       threads are there (only if every
+ *                                       thread of the crew calls it)
+ *   stress_crew_join(&c, first, n)      join n threads from index first
+ *   stress_crew_fini(&c)                join the rest; free the barrier
+ *   stress_crew_run(&c, shared, kinds)  all of it for a crew that needs no
+ *                                       more than to be started and joined:
+ *                                       kinds lists {n, fn}, spawned in that
+ *                                       order, ending with {0, NULL}
+ *
+ * The crew must outlive its threads: their workers live in it.
+ */
+#define STRESS_CREW_MAX 16
+
+struct stress_crew;
+
+struct stress_worker {
+	struct stress_crew *crew;
+	void *shared;
+	unsigned id;
+	int joined;
+	pthread_t thread;
+};
+
+struct stress_crew {
+	void *shared;
+	unsigned n, size;
+	pthread_barrier_t start;
+	struct stress_worker w[STRESS_CREW_MAX];
+};
+
+static inline void stress_crew_init(struct stress_crew *c, void *shared,
+                                    unsigned size)
+{
+	int ret;
+
+	CHECK(size > 0 && size <= STRESS_CREW_MAX, "a crew of %u threads "
+	      "(1 to %d)", size, STRESS_CREW_MAX);
+	memset(c, 0, sizeof(*c));
+	c->shared = shared;
+	c->size = size;
+	ret = pthread_barrier_init(&c->start, NULL, size);
+	CHECK(ret == 0, "pthread_barrier_init: %s", strerror(ret));
+}
+
+static inline unsigned stress_crew_spawn(struct stress_crew *c, unsigned n,
+                                         void *(*fn)(void *))
+{
+	unsigned first = c->n, i;
+
+	CHECK(n <= c->size - c->n, "%u more threads in a crew of %u with %u",
+	      n, c->size, c->n);
+	for (i = 0; i < n; i++) {
+		c->w[first + i].crew = c;
+		c->w[first + i].shared = c->shared;
+		c->w[first + i].id = i;
+		stress_spawn(&c->w[first + i].thread, fn, &c->w[first + i]);
+	}
+	c->n += n;
+	return first;
+}
+
+static inline void stress_crew_start(struct stress_worker *w)
+{
+	pthread_barrier_wait(&w->crew->start);
+}
+
+static inline void stress_crew_join(struct stress_crew *c, unsigned first,
+                                    unsigned n)
+{
+	unsigned i;
+
+	CHECK(first + n <= c->n, "join of threads %u..%u of %u", first,
+	      first + n, c->n);
+	for (i = first; i < first + n; i++) {
+		CHECK(!c->w[i].joined, "thread %u joined twice", i);
+		stress_join(c->w[i].thread);
+		c->w[i].joined = 1;
+	}
+}
+
+static inline void stress_crew_fini(struct stress_crew *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->n; i++)
+		if (!c->w[i].joined)
+			stress_crew_join(c, i, 1);
+	pthread_barrier_destroy(&c->start);
+}
+
+struct stress_kind {
+	unsigned n;
+	void *(*fn)(void *);
+};
+
+static inline void stress_crew_run(struct stress_crew *c, void *shared,
+                                   const struct stress_kind *kinds)
+{
+	const struct stress_kind *k;
+	unsigned size = 0;
+
+	for (k = kinds; k->n; k++)
+		size += k->n;
+	stress_crew_init(c, shared, size);
+	for (k = kinds; k->n; k++)
+		stress_crew_spawn(c, k->n, k->fn);
+	stress_crew_fini(c);
 }
 
 #endif /* LFP_TESTS_STRESS_H */

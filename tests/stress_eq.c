@@ -43,6 +43,7 @@
 #include <lfpoll/eq.h> /* first: it selects POSIX under -std=c11 */
 
 #include <poll.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -57,6 +58,19 @@
 static const char *flavour(void)
 {
 	return stress_tsan() ? " [tsan]" : stress_scale() > 1 ? " [long]" : "";
+}
+
+/* A phase's summary line: "stress_eq: <name> PASS <what>, <seconds> s". */
+__attribute__((format(printf, 3, 4)))
+static void pass(const char *name, uint64_t t0, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("stress_eq: %-18s PASS ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(", %.2f s%s\n", stress_seconds_since(t0), flavour());
 }
 
 /* A generous deadline, longer for TSan and LFP_STRESS=long. */
@@ -188,187 +202,240 @@ static void tally_fini(struct tally *t)
 	}
 }
 
-/* Write one event, retrying while a back-pressured EQ is full. */
-static void write_event(const char *phase, struct lfp_eq *eq, uint32_t code,
-                        const unsigned char *buf, size_t len,
-                        const struct stress_deadline *d)
+/* ------------------------------------------------------------ phases */
+
+/*
+ * What the multi-threaded phases share (the crew's shared state): the EQ,
+ * the tally of what was received, a deadline, the crew of writers and
+ * readers, and what each phase counts for its summary line.
+ */
+struct phase {
+	struct lfp_eq *eq;
+	struct tally t;
+	struct stress_deadline d;
+	struct stress_crew crew;
+	uint64_t t0;
+	uint64_t pause_seed;    /* writers pause at random unless 0 */
+	_Atomic uint64_t full;  /* writes retried on a full EQ */
+	unsigned nsread;        /* mpmc: readers 0..nsread-1 use sread(-1) */
+	_Atomic uint64_t by_sread, by_read, stopped;    /* mpmc */
+	uint64_t sleeps, agains;                        /* trywait (1 consumer) */
+	_Atomic uint64_t timeouts, zero_timeouts;       /* timed */
+	_Atomic uint64_t peeks, toosmall;               /* peek */
+};
+
+/* A phase on eq, with nw writers of per events each. */
+static void phase_open(struct phase *ph, const char *name, struct lfp_eq *eq,
+                       unsigned nw, uint32_t per)
+{
+	memset(ph, 0, sizeof(*ph));
+	ph->t0 = stress_now_ns();
+	ph->eq = eq;
+	tally_init(&ph->t, name, nw, per);
+	ph->d = stress_deadline_in(generous(60), name);
+}
+
+/* After the crew: check the tally, close the EQ. */
+static void phase_close(struct phase *ph)
+{
+	tally_fini(&ph->t);
+	eq_close(ph->eq);
+}
+
+/*
+ * A whole phase whose threads need only be started and joined: kinds (see
+ * stress_crew_run) on eq; writers pause at random when pause_seed is not 0.
+ */
+static void phase_run(struct phase *ph, const char *name, struct lfp_eq *eq,
+                      unsigned nw, uint32_t per, uint64_t pause_seed,
+                      const struct stress_kind *kinds)
+{
+	phase_open(ph, name, eq, nw, per);
+	ph->pause_seed = pause_seed;
+	stress_crew_run(&ph->crew, ph, kinds);
+	phase_close(ph);
+}
+
+/* One round of a phase's waiting loop, failing at its deadline. */
+static void phase_backoff(struct phase *ph, unsigned *spins)
+{
+	stress_backoff(spins);
+	if ((*spins & 63) == 0)
+		CHECK_DEADLINE(&ph->d);
+}
+
+/* Write one event, retrying (and counting it) while a back-pressured EQ is full. */
+static void write_event(struct phase *ph, uint32_t code,
+                        const unsigned char *buf, size_t len)
 {
 	unsigned spins = 0;
 	ssize_t ret;
 
-	while ((ret = lfp_eq_write(eq, code, buf, len, 0)) == -EAGAIN) {
-		stress_backoff(&spins);
-		if ((spins & 63) == 0)
-			CHECK_DEADLINE(d);
+	while ((ret = lfp_eq_write(ph->eq, code, buf, len, 0)) == -EAGAIN) {
+		atomic_fetch_add_explicit(&ph->full, 1, memory_order_relaxed);
+		phase_backoff(ph, &spins);
 	}
 	CHECK(ret == (ssize_t)len, "%s: write of code %#x (%zu bytes) = %zd%s",
-	      phase, code, len, ret,
+	      ph->t.name, code, len, ret,
 	      ret == -LFP_EOVERRUN ? " (a back-pressured EQ overran)" : "");
 }
 
-/* Wait, with a deadline, until *v reaches want. */
-static void await_u64(_Atomic uint64_t *v, uint64_t want,
-                      const struct stress_deadline *d, const char *what)
+static void random_pause(uint64_t *rng)
 {
-	unsigned spins = 0;
+	uint64_t x = stress_rand(rng);
 
-	while (atomic_load(v) < want) {
-		if (spins > 200)
-			sleep_us(50);
-		else
-			stress_backoff(&spins);
-		spins++;
-		CHECK(!stress_deadline_passed(d), "%s: %s: %llu of %llu after "
-		      "%.0f s (a lost wake-up or event)", d->what, what,
-		      (unsigned long long)atomic_load(v), (unsigned long long)want,
-		      d->seconds);
-	}
+	if (x % 64 == 0)
+		sleep_us((unsigned)(x >> 8) % 200);
+	else if (x % 16 == 0)
+		sched_yield();
 }
 
-/* ------------------------------------------------------------ mpmc */
-
-struct mpmc {
-	struct lfp_eq *eq;
-	struct tally t;
-	pthread_barrier_t start;
-	struct stress_deadline d;
-	unsigned nsread; /* readers 0..nsread-1 use sread(-1) */
-	_Atomic uint64_t by_sread, by_read, full, stopped;
-};
-
-struct mpmc_arg {
-	struct mpmc *m;
-	unsigned id;
-};
-
-static void *mpmc_writer(void *p)
+/* A writer: per events as writer id, with random pauses if pause_seed. */
+static void *phase_writer(void *p)
 {
-	struct mpmc_arg *a = p;
-	struct mpmc *m = a->m;
+	struct stress_worker *a = p;
+	struct phase *ph = a->shared;
 	unsigned char buf[ESZ];
+	uint64_t rng = ph->pause_seed + a->id;
 	uint32_t seq;
 	size_t len;
-	unsigned spins;
-	ssize_t ret;
 
-	pthread_barrier_wait(&m->start);
-	for (seq = 0; seq < m->t.per; seq++) {
+	stress_crew_start(a);
+	for (seq = 0; seq < ph->t.per; seq++) {
+		if (ph->pause_seed)
+			random_pause(&rng);
 		len = make_payload(a->id, seq, buf);
-		spins = 0;
-		while ((ret = lfp_eq_write(m->eq, ev_code(a->id, seq), buf, len,
-		                           0)) == -EAGAIN) {
-			atomic_fetch_add_explicit(&m->full, 1, memory_order_relaxed);
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&m->d);
-		}
-		CHECK(ret == (ssize_t)len, "%s: writer %u seq %u: write = %zd",
-		      m->t.name, a->id, seq, ret);
+		write_event(ph, ev_code(a->id, seq), buf, len);
 	}
 	return NULL;
 }
 
+/* A reader: its phase, its number, the last sequence seen of each writer. */
+struct reader {
+	struct phase *ph;
+	const char *name;
+	unsigned id, spins;
+	uint64_t total;         /* events in the phase */
+	int consecutive;        /* the only consumer: no gaps in a writer's */
+	int64_t last[MAXW];
+};
+
+/* A reader's start: nothing seen from any writer; then wait for the crew. */
+static void reader_start(struct reader *r, void *worker)
+{
+	struct stress_worker *a = worker;
+	unsigned w;
+
+	memset(r, 0, sizeof(*r));
+	r->ph = a->shared;
+	r->name = r->ph->t.name;
+	r->id = a->id;
+	r->total = (uint64_t)r->ph->t.nw * r->ph->t.per;
+	for (w = 0; w < MAXW; w++)
+		r->last[w] = -1;
+	stress_crew_start(a);
+}
+
+static int reader_done(const struct reader *r)
+{
+	return atomic_load_explicit(&r->ph->t.consumed,
+	                            memory_order_relaxed) >= r->total;
+}
+
+/* Nothing to read this round: back off, failing at the deadline. */
+static void reader_backoff(struct reader *r)
+{
+	phase_backoff(r->ph, &r->spins);
+}
+
+/* Check an event read, and count it once; returns its writer. */
+static unsigned reader_take(struct reader *r, uint32_t code,
+                            const unsigned char *buf, ssize_t n, uint32_t *seq)
+{
+	struct phase *ph = r->ph;
+	unsigned w = check_event(r->name, r->id, code, buf, n, ph->t.nw,
+	                         ph->t.per, seq);
+
+	CHECK(!r->consecutive || (int64_t)*seq == r->last[w] + 1, "%s: writer "
+	      "%u seq %u after %lld", r->name, w, *seq, (long long)r->last[w]);
+	tally_record(&ph->t, r->id, r->last, w, *seq);
+	r->spins = 0;
+	return w;
+}
+
+/* ------------------------------------------------------------ mpmc */
+
 static void *mpmc_reader(void *p)
 {
-	struct mpmc_arg *a = p;
-	struct mpmc *m = a->m;
-	uint64_t total = (uint64_t)m->t.nw * m->t.per;
+	struct reader r;
 	unsigned char buf[ESZ];
-	int64_t last[MAXW];
 	uint32_t code, seq;
-	unsigned w, spins = 0;
-	int blocking = a->id < m->nsread;
+	int blocking;
 	ssize_t n;
 
-	for (w = 0; w < MAXW; w++)
-		last[w] = -1;
-	pthread_barrier_wait(&m->start);
+	reader_start(&r, p);
+	blocking = r.id < r.ph->nsread;
 	for (;;) {
 		if (blocking) {
-			n = lfp_eq_sread(m->eq, &code, buf, sizeof(buf), -1, 0);
-			CHECK(n >= 0, "%s: reader %u: sread(-1) = %zd", m->t.name,
-			      a->id, n);
+			n = lfp_eq_sread(r.ph->eq, &code, buf, sizeof(buf), -1, 0);
+			CHECK(n >= 0, "%s: reader %u: sread(-1) = %zd", r.name,
+			      r.id, n);
 			if (code == STOP) {
-				CHECK(n == 0, "%s: STOP with %zd bytes", m->t.name, n);
-				atomic_fetch_add(&m->stopped, 1);
+				CHECK(n == 0, "%s: STOP with %zd bytes", r.name, n);
+				atomic_fetch_add(&r.ph->stopped, 1);
 				return NULL;
 			}
 		} else {
-			if (atomic_load_explicit(&m->t.consumed,
-			                         memory_order_relaxed) >= total)
+			if (reader_done(&r))
 				return NULL;
-			n = lfp_eq_read(m->eq, &code, buf, sizeof(buf), 0);
+			n = lfp_eq_read(r.ph->eq, &code, buf, sizeof(buf), 0);
 			if (n == -EAGAIN) {
-				stress_backoff(&spins);
-				if ((spins & 63) == 0)
-					CHECK_DEADLINE(&m->d);
+				reader_backoff(&r);
 				continue;
 			}
-			CHECK(n >= 0, "%s: reader %u: read = %zd", m->t.name, a->id, n);
-			CHECK(code != STOP, "%s: a polling reader got STOP", m->t.name);
-			spins = 0;
+			CHECK(n >= 0, "%s: reader %u: read = %zd", r.name, r.id, n);
+			CHECK(code != STOP, "%s: a polling reader got STOP", r.name);
 		}
-		w = check_event(m->t.name, a->id, code, buf, n, m->t.nw, m->t.per,
-		                &seq);
-		tally_record(&m->t, a->id, last, w, seq);
-		atomic_fetch_add_explicit(blocking ? &m->by_sread : &m->by_read, 1,
-		                          memory_order_relaxed);
+		(void)reader_take(&r, code, buf, n, &seq);
+		atomic_fetch_add_explicit(blocking ? &r.ph->by_sread :
+		                          &r.ph->by_read, 1, memory_order_relaxed);
 	}
 }
 
 static void phase_mpmc(enum lfp_wait_obj obj, uint32_t per)
 {
 	static char name[64];
-	struct mpmc m;
-	struct mpmc_arg wa[MAXW], ra[MAXR];
-	pthread_t wt[MAXW], rt[MAXR];
-	uint64_t t0 = stress_now_ns();
-	unsigned i;
+	struct phase ph;
+	unsigned i, rd, wr;
 	uint32_t code;
 	unsigned char buf[ESZ];
 
 	snprintf(name, sizeof(name), "mpmc %s", obj_name(obj));
-	memset(&m, 0, sizeof(m));
-	m.eq = eq_open(64, LFP_EQ_BACKPRESSURE, obj);
-	tally_init(&m.t, name, MAXW, per);
-	m.nsread = 2;
-	m.d = stress_deadline_in(generous(60), name);
-	CHECK(pthread_barrier_init(&m.start, NULL, MAXW + MAXR) == 0, "barrier");
-	for (i = 0; i < MAXR; i++) {
-		ra[i].m = &m;
-		ra[i].id = i;
-		stress_spawn(&rt[i], mpmc_reader, &ra[i]);
-	}
-	for (i = 0; i < MAXW; i++) {
-		wa[i].m = &m;
-		wa[i].id = i;
-		stress_spawn(&wt[i], mpmc_writer, &wa[i]);
-	}
-	for (i = 0; i < MAXW; i++)
-		stress_join(wt[i]);
-	await_u64(&m.t.consumed, (uint64_t)MAXW * per, &m.d, "events received");
-	for (i = m.nsread; i < MAXR; i++)
-		stress_join(rt[i]);
+	phase_open(&ph, name, eq_open(64, LFP_EQ_BACKPRESSURE, obj), MAXW, per);
+	ph.nsread = 2;
+	stress_crew_init(&ph.crew, &ph, MAXW + MAXR);
+	rd = stress_crew_spawn(&ph.crew, MAXR, mpmc_reader);
+	wr = stress_crew_spawn(&ph.crew, MAXW, phase_writer);
+	stress_crew_join(&ph.crew, wr, MAXW);
+	stress_await(&ph.t.consumed, (uint64_t)MAXW * per, &ph.d,
+	             "events received");
+	stress_crew_join(&ph.crew, rd + ph.nsread, MAXR - ph.nsread);
 	/* Now only the sleepers read: one STOP each must wake them. */
-	for (i = 0; i < m.nsread; i++)
-		write_event(name, m.eq, STOP, NULL, 0, &m.d);
-	m.d = stress_deadline_in(generous(60), name);
-	await_u64(&m.stopped, m.nsread, &m.d, "sleeping readers woken by STOP");
-	for (i = 0; i < m.nsread; i++)
-		stress_join(rt[i]);
-	tally_fini(&m.t);
-	CHECK(lfp_eq_read(m.eq, &code, buf, sizeof(buf), 0) == -EAGAIN,
+	for (i = 0; i < ph.nsread; i++)
+		write_event(&ph, STOP, NULL, 0);
+	ph.d = stress_deadline_in(generous(60), name);
+	stress_await(&ph.stopped, ph.nsread, &ph.d,
+	             "sleeping readers woken by STOP");
+	stress_crew_fini(&ph.crew);
+	CHECK(lfp_eq_read(ph.eq, &code, buf, sizeof(buf), 0) == -EAGAIN,
 	      "%s: events left over", name);
-	pthread_barrier_destroy(&m.start);
-	eq_close(m.eq);
-	printf("stress_eq: %-18s PASS %u writers x %u readers (%u in sread), "
-	       "%llu events exactly once and in order (%llu by sread, %llu by "
-	       "read), %llu full retries, %.2f s%s\n", name, MAXW, MAXR,
-	       m.nsread, (unsigned long long)MAXW * per,
-	       (unsigned long long)atomic_load(&m.by_sread),
-	       (unsigned long long)atomic_load(&m.by_read),
-	       (unsigned long long)atomic_load(&m.full), stress_seconds_since(t0),
-	       flavour());
+	phase_close(&ph);
+	pass(name, ph.t0, "%u writers x %u readers (%u in sread), %llu events "
+	     "exactly once and in order (%llu by sread, %llu by read), %llu "
+	     "full retries", MAXW, MAXR, ph.nsread, (unsigned long long)MAXW * per,
+	     (unsigned long long)atomic_load(&ph.by_sread),
+	     (unsigned long long)atomic_load(&ph.by_read),
+	     (unsigned long long)atomic_load(&ph.full));
 }
 
 /* ------------------------------------------------------------ pingpong */
@@ -462,30 +529,48 @@ static void phase_pingpong(enum lfp_wait_obj obj, uint32_t rounds)
 	stress_join(t2);
 	eq_close(pp.a2b);
 	eq_close(pp.b2a);
-	printf("stress_eq: %-18s PASS %u round trips through sread(-1), %.2f s%s\n",
-	       name, rounds, stress_seconds_since(t0), flavour());
+	pass(name, t0, "%u round trips through sread(-1)", rounds);
 }
 
 /* ------------------------------------------------------------ sleepers */
 
+/*
+ * The phases whose readers sleep in sread(-1) on one EQ while the main
+ * thread feeds it one event (or error) at a time (sleepers, errwake).
+ */
 struct sleepers {
 	struct lfp_eq *eq;
-	const char *name;
+	char name[64];
+	uint64_t t0;
 	uint32_t events;
 	_Atomic unsigned char *seen;
 	_Atomic uint64_t got, stopped;
 	_Atomic uint64_t per_reader[MAXR];
 };
 
-struct sleeper_arg {
-	struct sleepers *s;
-	unsigned id;
-};
+static void sleepers_open(struct sleepers *s, const char *phase,
+                          enum lfp_wait_obj obj, uint32_t events)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s %s", phase, obj_name(obj));
+	s->t0 = stress_now_ns();
+	s->events = events;
+	s->eq = eq_open(8, 0, obj);
+}
+
+/* Wait, with a fresh deadline, until *v reaches want. */
+static void sleepers_await(struct sleepers *s, _Atomic uint64_t *v,
+                           uint64_t want, const char *what)
+{
+	struct stress_deadline d = stress_deadline_in(generous(60), s->name);
+
+	stress_await(v, want, &d, what);
+}
 
 static void *sleeper(void *p)
 {
-	struct sleeper_arg *a = p;
-	struct sleepers *s = a->s;
+	struct stress_worker *a = p;
+	struct sleepers *s = a->shared;
 	unsigned char buf[ESZ];
 	uint32_t code, seq;
 	int64_t last[1] = { -1 };
@@ -511,29 +596,19 @@ static void *sleeper(void *p)
 
 static void phase_sleepers(enum lfp_wait_obj obj, uint32_t events)
 {
-	static char name[64];
 	struct sleepers s;
-	struct sleeper_arg a[MAXR];
-	pthread_t t[MAXR];
-	struct stress_deadline d;
+	struct stress_crew crew;
 	unsigned char buf[ESZ];
-	uint64_t t0 = stress_now_ns(), rng = 42;
+	uint64_t rng = 42;
 	uint32_t i;
 	unsigned r, woke = 0;
 	size_t len;
 
-	snprintf(name, sizeof(name), "sleepers %s", obj_name(obj));
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.events = events;
-	s.eq = eq_open(8, 0, obj);
+	sleepers_open(&s, "sleepers", obj, events);
 	s.seen = calloc(events, 1);
 	CHECK(s.seen, "out of memory");
-	for (r = 0; r < MAXR; r++) {
-		a[r].s = &s;
-		a[r].id = r;
-		stress_spawn(&t[r], sleeper, &a[r]);
-	}
+	stress_crew_init(&crew, &s, MAXR);
+	stress_crew_spawn(&crew, MAXR, sleeper);
 	sleep_us(20000); /* let all four fall asleep */
 	for (i = 0; i < events; i++) {
 		/* Now and then give every reader time to go back to sleep, so
@@ -541,138 +616,97 @@ static void phase_sleepers(enum lfp_wait_obj obj, uint32_t events)
 		if (stress_rand(&rng) % 8 == 0)
 			sleep_us(200);
 		len = make_payload(0, i, buf);
-		d = stress_deadline_in(generous(60), name);
 		CHECK(lfp_eq_write(s.eq, ev_code(0, i), buf, len, 0) == (ssize_t)len,
-		      "%s: write %u", name, i);
-		await_u64(&s.got, (uint64_t)i + 1, &d,
-		          "events received (event i+1 woke no sleeper)");
+		      "%s: write %u", s.name, i);
+		sleepers_await(&s, &s.got, (uint64_t)i + 1,
+		               "events received (event i+1 woke no sleeper)");
 	}
 	/* One STOP at a time: each must wake a sleeper, which then returns. */
 	for (r = 0; r < MAXR; r++) {
-		d = stress_deadline_in(generous(60), name);
-		CHECK(lfp_eq_write(s.eq, STOP, NULL, 0, 0) == 0, "%s: STOP", name);
-		await_u64(&s.stopped, r + 1, &d, "sleepers returned after STOP");
+		CHECK(lfp_eq_write(s.eq, STOP, NULL, 0, 0) == 0, "%s: STOP", s.name);
+		sleepers_await(&s, &s.stopped, r + 1, "sleepers returned after STOP");
 	}
-	for (r = 0; r < MAXR; r++) {
-		stress_join(t[r]);
+	stress_crew_fini(&crew);
+	for (r = 0; r < MAXR; r++)
 		woke += atomic_load(&s.per_reader[r]) > 0;
-	}
 	for (i = 0; i < events; i++)
-		CHECK(atomic_load(&s.seen[i]) == 1, "%s: event %u lost", name, i);
+		CHECK(atomic_load(&s.seen[i]) == 1, "%s: event %u lost", s.name, i);
 	free(s.seen);
 	eq_close(s.eq);
-	printf("stress_eq: %-18s PASS %u events one at a time to %u sleepers in "
-	       "sread(-1) (%u of them took events), all returned, %.2f s%s\n",
-	       name, events, MAXR, woke, stress_seconds_since(t0), flavour());
+	pass(s.name, s.t0, "%u events one at a time to %u sleepers in sread(-1) "
+	     "(%u of them took events), all returned", events, MAXR, woke);
 }
 
 /* ------------------------------------------------------------ trywait */
 
-struct twloop {
-	struct lfp_eq *eq;
-	struct tally t;
-	struct stress_deadline d;
-	pthread_barrier_t start;
-	uint64_t sleeps, agains;
-};
-
-struct tw_arg {
-	struct twloop *l;
-	unsigned id;
-};
-
-static void random_pause(uint64_t *rng)
+/*
+ * The consumer's start: its wait object (LFP_GETWAIT into wait), then the
+ * crew.  It is the only consumer: each writer's events arrive consecutively.
+ */
+static void tw_start(struct reader *r, void *worker, void *wait)
 {
-	uint64_t x = stress_rand(rng);
+	struct phase *ph = ((struct stress_worker *)worker)->shared;
+	int ret = lfp_control(&ph->eq->fid, LFP_GETWAIT, wait);
 
-	if (x % 64 == 0)
-		sleep_us((unsigned)(x >> 8) % 200);
-	else if (x % 16 == 0)
-		sched_yield();
+	CHECK(ret == 0, "%s: LFP_GETWAIT = %d", ph->t.name, ret);
+	reader_start(r, worker);
+	r->consecutive = 1;
 }
 
-static void *tw_writer(void *p)
-{
-	struct tw_arg *a = p;
-	struct twloop *l = a->l;
-	unsigned char buf[ESZ];
-	uint64_t rng = 77 + a->id;
-	uint32_t seq;
-	size_t len;
-
-	pthread_barrier_wait(&l->start);
-	for (seq = 0; seq < l->t.per; seq++) {
-		random_pause(&rng);
-		len = make_payload(a->id, seq, buf);
-		write_event(l->t.name, l->eq, ev_code(a->id, seq), buf, len, &l->d);
-	}
-	return NULL;
-}
-
-static void tw_drain(struct twloop *l, int64_t *last)
+/* Take everything there is; 1 once every event is in. */
+static int tw_drain(struct reader *r)
 {
 	unsigned char buf[ESZ];
 	uint32_t code, seq;
-	unsigned w;
 	ssize_t n;
 
-	while ((n = lfp_eq_read(l->eq, &code, buf, sizeof(buf), 0)) >= 0) {
-		w = check_event(l->t.name, 0, code, buf, n, l->t.nw, l->t.per, &seq);
-		/* One consumer: each writer's events arrive consecutively. */
-		CHECK((int64_t)seq == last[w] + 1, "%s: writer %u seq %u after %lld",
-		      l->t.name, w, seq, (long long)last[w]);
-		tally_record(&l->t, 0, last, w, seq);
-	}
-	CHECK(n == -EAGAIN, "%s: read = %zd", l->t.name, n);
+	while ((n = lfp_eq_read(r->ph->eq, &code, buf, sizeof(buf), 0)) >= 0)
+		(void)reader_take(r, code, buf, n, &seq);
+	CHECK(n == -EAGAIN, "%s: read = %zd", r->name, n);
+	return reader_done(r);
 }
 
 /* The consumer of fi_poll(3): drain, trywait, then block in poll(2). */
 static void *tw_consumer_fd(void *p)
 {
-	struct twloop *l = p;
-	struct lfp_fid *fid = &l->eq->fid;
-	uint64_t total = (uint64_t)l->t.nw * l->t.per;
+	struct reader r;
+	struct phase *ph;
+	struct lfp_fid *fid;
 	struct pollfd pfd;
-	int64_t last[MAXW];
-	unsigned w;
 	int fd = -1, ret;
 
-	ret = lfp_control(fid, LFP_GETWAIT, &fd);
-	CHECK(ret == 0 && fd >= 0, "%s: LFP_GETWAIT = %d, fd %d", l->t.name, ret, fd);
-	for (w = 0; w < MAXW; w++)
-		last[w] = -1;
-	pthread_barrier_wait(&l->start);
-	for (;;) {
-		tw_drain(l, last);
-		if (atomic_load(&l->t.consumed) == total)
-			break;
+	tw_start(&r, p, &fd);
+	ph = r.ph;
+	fid = &ph->eq->fid;
+	CHECK(fd >= 0, "%s: LFP_GETWAIT gave fd %d", r.name, fd);
+	while (!tw_drain(&r)) {
 		ret = lfp_trywait(&fid, 1);
 		if (ret == -EAGAIN) {
-			l->agains++;
+			ph->agains++;
 			continue;
 		}
-		CHECK(ret == 0, "%s: lfp_trywait = %d", l->t.name, ret);
+		CHECK(ret == 0, "%s: lfp_trywait = %d", ph->t.name, ret);
 		pfd.fd = fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		ret = poll(&pfd, 1, (int)(l->d.seconds * 1000));
+		ret = poll(&pfd, 1, (int)(ph->d.seconds * 1000));
 		CHECK(ret == 1 && (pfd.revents & POLLIN), "%s: poll(2) after "
 		      "trywait returned 0 = %d (revents %#x) with %llu of %llu "
-		      "events received: %s", l->t.name, ret, pfd.revents,
-		      (unsigned long long)atomic_load(&l->t.consumed),
-		      (unsigned long long)total,
+		      "events received: %s", ph->t.name, ret, pfd.revents,
+		      (unsigned long long)atomic_load(&ph->t.consumed),
+		      (unsigned long long)r.total,
 		      ret == 0 ? "slept to the deadline, a lost wake-up" : "error");
-		l->sleeps++;
+		ph->sleeps++;
 	}
 	/* Drained and idle: trywait clears the fd, which stays quiet. */
 	ret = lfp_trywait(&fid, 1);
-	CHECK(ret == 0, "%s: trywait on the drained EQ = %d", l->t.name, ret);
+	CHECK(ret == 0, "%s: trywait on the drained EQ = %d", ph->t.name, ret);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
 	ret = poll(&pfd, 1, 0);
 	CHECK(ret == 0, "%s: fd readable after the final trywait returned 0",
-	      l->t.name);
+	      ph->t.name);
 	return NULL;
 }
 
@@ -683,48 +717,41 @@ static void *tw_consumer_fd(void *p)
  */
 static void *tw_consumer_mc(void *p)
 {
-	struct twloop *l = p;
-	struct lfp_fid *fid = &l->eq->fid;
-	uint64_t total = (uint64_t)l->t.nw * l->t.per;
 	struct lfp_mutex_cond mc = { NULL, NULL };
+	struct reader r;
+	struct phase *ph;
+	struct lfp_fid *fid;
 	struct timespec ts;
-	int64_t last[MAXW];
 	uint64_t until;
-	unsigned w;
 	int ret, tw;
 
-	ret = lfp_control(fid, LFP_GETWAIT, &mc);
-	CHECK(ret == 0 && mc.mutex && mc.cond, "%s: LFP_GETWAIT = %d", l->t.name,
-	      ret);
-	for (w = 0; w < MAXW; w++)
-		last[w] = -1;
-	pthread_barrier_wait(&l->start);
-	for (;;) {
-		tw_drain(l, last);
-		if (atomic_load(&l->t.consumed) == total)
-			break;
+	tw_start(&r, p, &mc);
+	ph = r.ph;
+	fid = &ph->eq->fid;
+	CHECK(mc.mutex && mc.cond, "%s: LFP_GETWAIT gave no mutex/cond", r.name);
+	while (!tw_drain(&r)) {
 		pthread_mutex_lock(mc.mutex);
 		tw = lfp_trywait(&fid, 1);
 		ret = 0;
 		if (tw == 0) {
-			until = stress_now_ns() + (uint64_t)(l->d.seconds * 1e9);
+			until = stress_now_ns() + (uint64_t)(ph->d.seconds * 1e9);
 			ts.tv_sec = (time_t)(until / 1000000000u);
 			ts.tv_nsec = (long)(until % 1000000000u);
 			ret = pthread_cond_timedwait(mc.cond, mc.mutex, &ts);
 		}
 		pthread_mutex_unlock(mc.mutex);
 		if (tw == -EAGAIN) {
-			l->agains++;
+			ph->agains++;
 			continue;
 		}
-		CHECK(tw == 0, "%s: lfp_trywait = %d", l->t.name, tw);
+		CHECK(tw == 0, "%s: lfp_trywait = %d", ph->t.name, tw);
 		CHECK(ret == 0, "%s: pthread_cond_timedwait after trywait "
 		      "returned 0 = %s with %llu of %llu events received%s",
-		      l->t.name, strerror(ret),
-		      (unsigned long long)atomic_load(&l->t.consumed),
-		      (unsigned long long)total,
+		      ph->t.name, strerror(ret),
+		      (unsigned long long)atomic_load(&ph->t.consumed),
+		      (unsigned long long)r.total,
 		      ret == ETIMEDOUT ? ": a lost wake-up" : "");
-		l->sleeps++;
+		ph->sleeps++;
 	}
 	return NULL;
 }
@@ -732,109 +759,55 @@ static void *tw_consumer_mc(void *p)
 static void phase_trywait(enum lfp_wait_obj obj, uint32_t total)
 {
 	static char name[64];
-	struct twloop l;
-	struct tw_arg a[MAXW];
-	pthread_t t[MAXW], c;
-	uint64_t t0 = stress_now_ns();
-	unsigned i, nw = 3;
+	int mc = obj == LFP_WAIT_MUTEX_COND;
+	unsigned nw = 3;
+	/* The consumer fails by itself at its deadline. */
+	const struct stress_kind kinds[] = {
+		{ 1, mc ? tw_consumer_mc : tw_consumer_fd }, { nw, phase_writer },
+		{ 0, NULL }
+	};
+	struct phase ph;
 
 	snprintf(name, sizeof(name), "trywait %s", obj_name(obj));
-	memset(&l, 0, sizeof(l));
-	l.eq = eq_open(256, LFP_EQ_BACKPRESSURE, obj);
-	tally_init(&l.t, name, nw, (total + nw - 1) / nw);
-	l.d = stress_deadline_in(generous(60), name);
-	CHECK(pthread_barrier_init(&l.start, NULL, nw + 1) == 0, "barrier");
-	stress_spawn(&c, obj == LFP_WAIT_MUTEX_COND ? tw_consumer_mc :
-	             tw_consumer_fd, &l);
-	for (i = 0; i < nw; i++) {
-		a[i].l = &l;
-		a[i].id = i;
-		stress_spawn(&t[i], tw_writer, &a[i]);
-	}
-	for (i = 0; i < nw; i++)
-		stress_join(t[i]);
-	stress_join(c); /* the consumer fails by itself at its deadline */
-	tally_fini(&l.t);
-	pthread_barrier_destroy(&l.start);
-	eq_close(l.eq);
-	printf("stress_eq: %-18s PASS %u writers, %llu events through the "
-	       "drain/trywait/%s loop, %llu sleeps, %llu trywait -EAGAIN, "
-	       "%.2f s%s\n", name, nw, (unsigned long long)nw * l.t.per,
-	       obj == LFP_WAIT_MUTEX_COND ? "cond_wait" : "poll(2)",
-	       (unsigned long long)l.sleeps, (unsigned long long)l.agains,
-	       stress_seconds_since(t0), flavour());
+	phase_run(&ph, name, eq_open(256, LFP_EQ_BACKPRESSURE, obj), nw,
+	          (total + nw - 1) / nw, 77, kinds);
+	pass(name, ph.t0, "%u writers, %llu events through the drain/trywait/%s "
+	     "loop, %llu sleeps, %llu trywait -EAGAIN", nw,
+	     (unsigned long long)nw * ph.t.per, mc ? "cond_wait" : "poll(2)",
+	     (unsigned long long)ph.sleeps, (unsigned long long)ph.agains);
 }
 
 /* ------------------------------------------------------------ timed */
 
-struct timed {
-	struct lfp_eq *eq;
-	struct tally t;
-	struct stress_deadline d;
-	pthread_barrier_t start;
-	_Atomic uint64_t timeouts, zero_timeouts;
-};
-
-struct timed_arg {
-	struct timed *tm;
-	unsigned id;
-};
-
-static void *timed_writer(void *p)
-{
-	struct timed_arg *a = p;
-	struct timed *tm = a->tm;
-	unsigned char buf[ESZ];
-	uint64_t rng = 500 + a->id;
-	uint32_t seq;
-	size_t len;
-
-	pthread_barrier_wait(&tm->start);
-	for (seq = 0; seq < tm->t.per; seq++) {
-		random_pause(&rng);
-		len = make_payload(a->id, seq, buf);
-		write_event(tm->t.name, tm->eq, ev_code(a->id, seq), buf, len,
-		            &tm->d);
-	}
-	return NULL;
-}
-
 static void *timed_reader(void *p)
 {
-	struct timed_arg *a = p;
-	struct timed *tm = a->tm;
-	uint64_t total = (uint64_t)tm->t.nw * tm->t.per, rng = 900 + a->id;
+	struct reader r;
 	unsigned char buf[ESZ];
-	int64_t last[MAXW];
 	uint32_t code, seq;
-	uint64_t t0, el;
-	unsigned w;
+	uint64_t rng, t0, el;
 	int timeout;
 	ssize_t n;
 
-	for (w = 0; w < MAXW; w++)
-		last[w] = -1;
-	pthread_barrier_wait(&tm->start);
-	while (atomic_load_explicit(&tm->t.consumed, memory_order_relaxed) < total) {
+	reader_start(&r, p);
+	rng = 900 + r.id;
+	while (!reader_done(&r)) {
 		timeout = (int)(stress_rand(&rng) % 4); /* 0..3 ms */
 		t0 = stress_now_ns();
-		n = lfp_eq_sread(tm->eq, &code, buf, sizeof(buf), timeout, 0);
+		n = lfp_eq_sread(r.ph->eq, &code, buf, sizeof(buf), timeout, 0);
 		if (n == -EAGAIN) {
 			el = stress_now_ns() - t0;
 			CHECK(el >= (uint64_t)timeout * 1000000, "%s: reader %u: "
-			      "sread(%d ms) gave -EAGAIN after %.3f ms", tm->t.name,
-			      a->id, timeout, (double)el / 1e6);
-			atomic_fetch_add_explicit(timeout ? &tm->timeouts :
-			                          &tm->zero_timeouts, 1,
+			      "sread(%d ms) gave -EAGAIN after %.3f ms", r.name,
+			      r.id, timeout, (double)el / 1e6);
+			atomic_fetch_add_explicit(timeout ? &r.ph->timeouts :
+			                          &r.ph->zero_timeouts, 1,
 			                          memory_order_relaxed);
-			CHECK_DEADLINE(&tm->d);
+			CHECK_DEADLINE(&r.ph->d);
 			continue;
 		}
-		CHECK(n >= 0, "%s: reader %u: sread(%d ms) = %zd", tm->t.name,
-		      a->id, timeout, n);
-		w = check_event(tm->t.name, a->id, code, buf, n, tm->t.nw,
-		                tm->t.per, &seq);
-		tally_record(&tm->t, a->id, last, w, seq);
+		CHECK(n >= 0, "%s: reader %u: sread(%d ms) = %zd", r.name,
+		      r.id, timeout, n);
+		(void)reader_take(&r, code, buf, n, &seq);
 	}
 	return NULL;
 }
@@ -842,61 +815,33 @@ static void *timed_reader(void *p)
 static void phase_timed(enum lfp_wait_obj obj, uint32_t per)
 {
 	static char name[64];
-	struct timed tm;
-	struct timed_arg wa[MAXW], ra[MAXR];
-	pthread_t wt[MAXW], rt[MAXR];
-	uint64_t t0 = stress_now_ns();
-	unsigned i, nw = 2, nr = 3;
+	unsigned nw = 2, nr = 3;
+	const struct stress_kind kinds[] = {
+		{ nr, timed_reader }, { nw, phase_writer }, { 0, NULL }
+	};
+	struct phase ph;
 
 	snprintf(name, sizeof(name), "timed %s", obj_name(obj));
-	memset(&tm, 0, sizeof(tm));
-	tm.eq = eq_open(64, LFP_EQ_BACKPRESSURE, obj);
-	tally_init(&tm.t, name, nw, per);
-	tm.d = stress_deadline_in(generous(60), name);
-	CHECK(pthread_barrier_init(&tm.start, NULL, nw + nr) == 0, "barrier");
-	for (i = 0; i < nr; i++) {
-		ra[i].tm = &tm;
-		ra[i].id = i;
-		stress_spawn(&rt[i], timed_reader, &ra[i]);
-	}
-	for (i = 0; i < nw; i++) {
-		wa[i].tm = &tm;
-		wa[i].id = i;
-		stress_spawn(&wt[i], timed_writer, &wa[i]);
-	}
-	for (i = 0; i < nw; i++)
-		stress_join(wt[i]);
-	for (i = 0; i < nr; i++)
-		stress_join(rt[i]);
-	tally_fini(&tm.t);
-	pthread_barrier_destroy(&tm.start);
-	eq_close(tm.eq);
-	printf("stress_eq: %-18s PASS %u writers x %u readers, %llu events "
-	       "exactly once, %llu timed-out sreads (+%llu with timeout 0), "
-	       "%.2f s%s\n", name, nw, nr, (unsigned long long)nw * per,
-	       (unsigned long long)atomic_load(&tm.timeouts),
-	       (unsigned long long)atomic_load(&tm.zero_timeouts),
-	       stress_seconds_since(t0), flavour());
+	phase_run(&ph, name, eq_open(64, LFP_EQ_BACKPRESSURE, obj), nw, per, 500,
+	          kinds);
+	pass(name, ph.t0, "%u writers x %u readers, %llu events exactly once, "
+	     "%llu timed-out sreads (+%llu with timeout 0)", nw, nr,
+	     (unsigned long long)nw * per,
+	     (unsigned long long)atomic_load(&ph.timeouts),
+	     (unsigned long long)atomic_load(&ph.zero_timeouts));
 }
 
 /* ------------------------------------------------------------ errwake */
 
-struct errwake {
-	struct lfp_eq *eq;
-	const char *name;
-	uint32_t n;
-	_Atomic uint64_t got;
-};
-
 static void *errwake_reader(void *p)
 {
-	struct errwake *e = p;
+	struct sleepers *e = p;
 	struct lfp_eq_err_entry ent;
 	unsigned char buf[ESZ];
 	uint32_t code, i;
 	ssize_t r;
 
-	for (i = 0; i < e->n; i++) {
+	for (i = 0; i < e->events; i++) {
 		r = lfp_eq_sread(e->eq, &code, buf, sizeof(buf), -1, 0);
 		CHECK(r == -LFP_EAVAIL, "%s: sread(-1) woken by error %u = %zd",
 		      e->name, i, r);
@@ -912,19 +857,13 @@ static void *errwake_reader(void *p)
 
 static void phase_errwake(enum lfp_wait_obj obj, uint32_t n)
 {
-	static char name[64];
-	struct errwake e;
+	struct sleepers e;
 	struct lfp_eq_err_entry ent;
-	struct stress_deadline d;
 	pthread_t t;
-	uint64_t t0 = stress_now_ns(), rng = 3;
+	uint64_t rng = 3;
 	uint32_t i;
 
-	snprintf(name, sizeof(name), "errwake %s", obj_name(obj));
-	memset(&e, 0, sizeof(e));
-	e.name = name;
-	e.n = n;
-	e.eq = eq_open(8, 0, obj);
+	sleepers_open(&e, "errwake", obj, n);
 	stress_spawn(&t, errwake_reader, &e);
 	for (i = 0; i < n; i++) {
 		sleep_us((unsigned)(stress_rand(&rng) % 1000)); /* mostly asleep */
@@ -933,47 +872,31 @@ static void phase_errwake(enum lfp_wait_obj obj, uint32_t n)
 		ent.err = (int)i + 1;
 		ent.data = i;
 		CHECK(lfp_eq_write_err(e.eq, &ent) == (ssize_t)sizeof(ent),
-		      "%s: write_err %u", name, i);
-		d = stress_deadline_in(generous(60), name);
-		await_u64(&e.got, (uint64_t)i + 1, &d,
-		          "errors seen (the error woke no sleeper)");
+		      "%s: write_err %u", e.name, i);
+		sleepers_await(&e, &e.got, (uint64_t)i + 1,
+		               "errors seen (the error woke no sleeper)");
 	}
 	stress_join(t);
 	eq_close(e.eq);
-	printf("stress_eq: %-18s PASS %u errors each woke sread(-1) with "
-	       "-LFP_EAVAIL, %.2f s%s\n", name, n, stress_seconds_since(t0),
-	       flavour());
+	pass(e.name, e.t0, "%u errors each woke sread(-1) with -LFP_EAVAIL", n);
 }
 
 /* ------------------------------------------------------------ readerr */
 
-struct errmt {
-	struct lfp_eq *eq;
-	struct tally t;
-	struct stress_deadline d;
-	pthread_barrier_t start;
-	_Atomic uint64_t full;
-};
-
-struct errmt_arg {
-	struct errmt *em;
-	unsigned id;
-};
-
 static void *errmt_writer(void *p)
 {
-	struct errmt_arg *a = p;
-	struct errmt *em = a->em;
+	struct stress_worker *a = p;
+	struct phase *ph = a->shared;
 	struct lfp_eq_err_entry ent;
 	unsigned char data[ESZ];
 	unsigned spins;
 	uint32_t seq;
 	ssize_t r;
 
-	pthread_barrier_wait(&em->start);
-	for (seq = 0; seq < em->t.per; seq++) {
+	stress_crew_start(a);
+	for (seq = 0; seq < ph->t.per; seq++) {
 		memset(&ent, 0, sizeof(ent));
-		ent.fid = &em->eq->fid;
+		ent.fid = &ph->eq->fid;
 		ent.context = (void *)(uintptr_t)(a->id + 1);
 		ent.data = ev_code(a->id, seq);
 		ent.err = EIO;
@@ -981,261 +904,166 @@ static void *errmt_writer(void *p)
 		ent.err_data = data;
 		ent.err_data_size = make_payload(a->id, seq, data);
 		spins = 0;
-		while ((r = lfp_eq_write_err(em->eq, &ent)) == -EAGAIN) {
-			atomic_fetch_add_explicit(&em->full, 1, memory_order_relaxed);
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&em->d);
+		while ((r = lfp_eq_write_err(ph->eq, &ent)) == -EAGAIN) {
+			atomic_fetch_add_explicit(&ph->full, 1, memory_order_relaxed);
+			phase_backoff(ph, &spins);
 		}
 		CHECK(r == (ssize_t)sizeof(ent), "%s: writer %u: write_err = %zd",
-		      em->t.name, a->id, r);
+		      ph->t.name, a->id, r);
 	}
 	return NULL;
 }
 
 static void *errmt_reader(void *p)
 {
-	struct errmt_arg *a = p;
-	struct errmt *em = a->em;
-	uint64_t total = (uint64_t)em->t.nw * em->t.per;
 	struct lfp_eq_err_entry ent;
 	unsigned char data[ESZ + 8], ebuf[ESZ];
-	int64_t last[MAXW];
+	struct reader r;
 	uint32_t code, seq;
-	unsigned w, spins = 0;
-	ssize_t r;
+	unsigned w;
+	ssize_t n;
 
-	for (w = 0; w < MAXW; w++)
-		last[w] = -1;
-	pthread_barrier_wait(&em->start);
-	while (atomic_load_explicit(&em->t.consumed, memory_order_relaxed) < total) {
+	reader_start(&r, p);
+	while (!reader_done(&r)) {
 		memset(&ent, 0, sizeof(ent));
 		ent.err_data = data;
 		ent.err_data_size = sizeof(data);
-		r = lfp_eq_readerr(em->eq, &ent, 0);
-		if (r == -EAGAIN) {
+		n = lfp_eq_readerr(r.ph->eq, &ent, 0);
+		if (n == -EAGAIN) {
 			/* No events were written: read sees errors or nothing. */
-			r = lfp_eq_read(em->eq, &code, ebuf, sizeof(ebuf), 0);
-			CHECK(r == -EAGAIN || r == -LFP_EAVAIL, "%s: read = %zd",
-			      em->t.name, r);
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&em->d);
+			n = lfp_eq_read(r.ph->eq, &code, ebuf, sizeof(ebuf), 0);
+			CHECK(n == -EAGAIN || n == -LFP_EAVAIL, "%s: read = %zd",
+			      r.name, n);
+			reader_backoff(&r);
 			continue;
 		}
-		spins = 0;
-		CHECK(r == (ssize_t)sizeof(ent), "%s: readerr = %zd", em->t.name, r);
-		CHECK(ent.err == EIO && ent.fid == &em->eq->fid, "%s: err %d",
-		      em->t.name, ent.err);
+		CHECK(n == (ssize_t)sizeof(ent), "%s: readerr = %zd", r.name, n);
+		CHECK(ent.err == EIO && ent.fid == &r.ph->eq->fid, "%s: err %d",
+		      r.name, ent.err);
 		CHECK(ent.err_data == data, "%s: err_data moved off my buffer",
-		      em->t.name);
-		w = check_event(em->t.name, a->id, (uint32_t)ent.data, data,
-		                (ssize_t)ent.err_data_size, em->t.nw, em->t.per,
-		                &seq);
+		      r.name);
+		w = reader_take(&r, (uint32_t)ent.data, data,
+		                (ssize_t)ent.err_data_size, &seq);
 		CHECK(ent.context == (void *)(uintptr_t)(w + 1) &&
 		      ent.prov_errno == (int)seq, "%s: context/prov_errno of "
-		      "writer %u seq %u mixed up", em->t.name, w, seq);
-		tally_record(&em->t, a->id, last, w, seq);
+		      "writer %u seq %u mixed up", r.name, w, seq);
 	}
 	return NULL;
 }
 
 static void phase_readerr(uint32_t per)
 {
-	static const char name[] = "readerr";
-	struct errmt em;
-	struct errmt_arg wa[2], ra[2];
-	pthread_t wt[2], rt[2];
-	uint64_t t0 = stress_now_ns();
-	unsigned i;
+	static const struct stress_kind kinds[] = {
+		{ 2, errmt_reader }, { 2, errmt_writer }, { 0, NULL }
+	};
+	struct phase ph;
 
-	memset(&em, 0, sizeof(em));
-	em.eq = eq_open(32, LFP_EQ_BACKPRESSURE, LFP_WAIT_FD);
-	tally_init(&em.t, name, 2, per);
-	em.d = stress_deadline_in(generous(60), name);
-	CHECK(pthread_barrier_init(&em.start, NULL, 4) == 0, "barrier");
-	for (i = 0; i < 2; i++) {
-		ra[i].em = &em;
-		ra[i].id = i;
-		stress_spawn(&rt[i], errmt_reader, &ra[i]);
-		wa[i].em = &em;
-		wa[i].id = i;
-		stress_spawn(&wt[i], errmt_writer, &wa[i]);
-	}
-	for (i = 0; i < 2; i++) {
-		stress_join(wt[i]);
-		stress_join(rt[i]);
-	}
-	tally_fini(&em.t);
-	pthread_barrier_destroy(&em.start);
-	eq_close(em.eq);
-	printf("stress_eq: %-18s PASS 2 error writers x 2 readerr threads, %llu "
-	       "errors exactly once with their err_data, %llu full retries, "
-	       "%.2f s%s\n", name, (unsigned long long)2 * per,
-	       (unsigned long long)atomic_load(&em.full), stress_seconds_since(t0),
-	       flavour());
+	phase_run(&ph, "readerr", eq_open(32, LFP_EQ_BACKPRESSURE, LFP_WAIT_FD),
+	          2, per, 0, kinds);
+	pass(ph.t.name, ph.t0, "2 error writers x 2 readerr threads, %llu errors "
+	     "exactly once with their err_data, %llu full retries",
+	     (unsigned long long)2 * per,
+	     (unsigned long long)atomic_load(&ph.full));
 }
 
 /* ------------------------------------------------------------ peek */
 
-struct peekp {
-	struct lfp_eq *eq;
-	struct tally t;
-	struct stress_deadline d;
-	pthread_barrier_t start;
-	_Atomic uint64_t peeks, toosmall;
-};
-
-struct peek_arg {
-	struct peekp *pp;
-	unsigned id;
-};
-
-static void *peek_writer(void *p)
-{
-	struct peek_arg *a = p;
-	struct peekp *pp = a->pp;
-	unsigned char buf[ESZ];
-	uint32_t seq;
-	size_t len;
-
-	pthread_barrier_wait(&pp->start);
-	for (seq = 0; seq < pp->t.per; seq++) {
-		len = make_payload(0, seq, buf);
-		write_event(pp->t.name, pp->eq, ev_code(0, seq), buf, len, &pp->d);
-	}
-	return NULL;
-}
-
 static void *peek_consumer(void *p)
 {
-	struct peek_arg *a = p;
-	struct peekp *pp = a->pp;
-	uint64_t total = pp->t.per;
+	struct reader r;
 	unsigned char buf[ESZ];
-	int64_t last[1] = { -1 };
 	uint32_t code, seq;
-	unsigned spins = 0;
 	ssize_t n;
 
-	pthread_barrier_wait(&pp->start);
-	while (atomic_load_explicit(&pp->t.consumed, memory_order_relaxed) < total) {
+	reader_start(&r, p);
+	while (!reader_done(&r)) {
 		/* Leave the peeker a share of the events (at least one whole
 		 * peek per 16 consumed), so that the phase is about peeks that
 		 * race consumers and not about two consumers alone. */
-		if (atomic_load_explicit(&pp->peeks, memory_order_relaxed) * 16 <
-		    atomic_load_explicit(&pp->t.consumed, memory_order_relaxed)) {
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&pp->d);
+		if (atomic_load_explicit(&r.ph->peeks, memory_order_relaxed) * 16 <
+		    atomic_load_explicit(&r.ph->t.consumed, memory_order_relaxed)) {
+			reader_backoff(&r);
 			continue;
 		}
-		n = lfp_eq_read(pp->eq, &code, buf, sizeof(buf), 0);
+		n = lfp_eq_read(r.ph->eq, &code, buf, sizeof(buf), 0);
 		if (n == -EAGAIN) {
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&pp->d);
+			reader_backoff(&r);
 			continue;
 		}
-		spins = 0;
-		CHECK(n >= 0, "%s: read = %zd", pp->t.name, n);
-		(void)check_event(pp->t.name, a->id, code, buf, n, 1, pp->t.per, &seq);
-		tally_record(&pp->t, a->id, last, 0, seq);
+		CHECK(n >= 0, "%s: read = %zd", r.name, n);
+		(void)reader_take(&r, code, buf, n, &seq);
 	}
 	return NULL;
 }
 
+/* Peeks and never consumes: it is done when the consumers are. */
 static void *peeker(void *p)
 {
-	struct peek_arg *a = p;
-	struct peekp *pp = a->pp;
-	uint64_t total = pp->t.per, rng = 11;
+	struct reader r;
 	unsigned char buf[ESZ];
 	uint32_t code, seq;
-	unsigned spins = 0;
+	uint64_t rng = 11;
 	size_t cap;
 	ssize_t n;
 
-	pthread_barrier_wait(&pp->start);
-	while (atomic_load_explicit(&pp->t.consumed, memory_order_relaxed) < total) {
+	reader_start(&r, p);
+	while (!reader_done(&r)) {
 		cap = stress_rand(&rng) % 4 ? sizeof(buf) : stress_rand(&rng) % (ESZ + 1);
-		n = lfp_eq_read(pp->eq, &code, buf, cap, LFP_PEEK);
+		n = lfp_eq_read(r.ph->eq, &code, buf, cap, LFP_PEEK);
 		if (n == -EAGAIN) {
-			stress_backoff(&spins);
-			if ((spins & 63) == 0)
-				CHECK_DEADLINE(&pp->d);
+			reader_backoff(&r);
 			continue;
 		}
-		spins = 0;
+		r.spins = 0;
 		if (n == -LFP_ETOOSMALL) {
 			CHECK(cap < ESZ, "%s: peek -LFP_ETOOSMALL with %zu bytes",
-			      pp->t.name, cap);
-			atomic_fetch_add_explicit(&pp->toosmall, 1, memory_order_relaxed);
+			      r.name, cap);
+			atomic_fetch_add_explicit(&r.ph->toosmall, 1,
+			                          memory_order_relaxed);
 			continue;
 		}
-		CHECK(n >= 0 && (size_t)n <= cap, "%s: peek (%zu) = %zd", pp->t.name,
+		CHECK(n >= 0 && (size_t)n <= cap, "%s: peek (%zu) = %zd", r.name,
 		      cap, n);
 		/* Whole and untorn, whoever consumes it meanwhile. */
-		(void)check_event(pp->t.name, a->id, code, buf, n, 1, pp->t.per, &seq);
-		atomic_fetch_add_explicit(&pp->peeks, 1, memory_order_relaxed);
+		(void)check_event(r.name, r.id, code, buf, n, 1, r.ph->t.per, &seq);
+		atomic_fetch_add_explicit(&r.ph->peeks, 1, memory_order_relaxed);
 	}
 	return NULL;
 }
 
 static void phase_peek(uint32_t per)
 {
-	static const char name[] = "peek";
-	struct peekp pp;
-	struct peek_arg a[4];
-	pthread_t t[4];
-	uint64_t t0 = stress_now_ns();
-	unsigned i;
+	static const struct stress_kind kinds[] = {
+		{ 1, phase_writer }, { 2, peek_consumer }, { 1, peeker }, { 0, NULL }
+	};
+	struct phase ph;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.eq = eq_open(16, LFP_EQ_BACKPRESSURE, LFP_WAIT_NONE);
-	tally_init(&pp.t, name, 1, per);
-	pp.d = stress_deadline_in(generous(60), name);
-	CHECK(pthread_barrier_init(&pp.start, NULL, 4) == 0, "barrier");
-	for (i = 0; i < 4; i++) {
-		a[i].pp = &pp;
-		a[i].id = i;
-	}
-	stress_spawn(&t[0], peek_writer, &a[0]);
-	stress_spawn(&t[1], peek_consumer, &a[1]);
-	stress_spawn(&t[2], peek_consumer, &a[2]);
-	stress_spawn(&t[3], peeker, &a[3]);
-	for (i = 0; i < 4; i++)
-		stress_join(t[i]);
-	tally_fini(&pp.t);
-	CHECK(atomic_load(&pp.peeks) * 16 >= per - 16, "%s: only %llu peeks",
-	      name, (unsigned long long)atomic_load(&pp.peeks));
-	pthread_barrier_destroy(&pp.start);
-	eq_close(pp.eq);
-	printf("stress_eq: %-18s PASS 1 writer, 2 consumers, 1 peeker: %llu "
-	       "events exactly once, %llu whole peeked copies, %llu short peeks, "
-	       "%.2f s%s\n", name, (unsigned long long)per,
-	       (unsigned long long)atomic_load(&pp.peeks),
-	       (unsigned long long)atomic_load(&pp.toosmall),
-	       stress_seconds_since(t0), flavour());
+	phase_run(&ph, "peek", eq_open(16, LFP_EQ_BACKPRESSURE, LFP_WAIT_NONE),
+	          1, per, 0, kinds);
+	CHECK(atomic_load(&ph.peeks) * 16 >= per - 16, "peek: only %llu peeks",
+	      (unsigned long long)atomic_load(&ph.peeks));
+	pass(ph.t.name, ph.t0, "1 writer, 2 consumers, 1 peeker: %llu events "
+	     "exactly once, %llu whole peeked copies, %llu short peeks",
+	     (unsigned long long)per, (unsigned long long)atomic_load(&ph.peeks),
+	     (unsigned long long)atomic_load(&ph.toosmall));
 }
 
 /* ------------------------------------------------------------ main */
 
 int main(void)
 {
-	static const enum lfp_wait_obj pp_objs[] = {
-		LFP_WAIT_FD, LFP_WAIT_MUTEX_COND, LFP_WAIT_YIELD, LFP_WAIT_UNSPEC
-	};
+	uint32_t pp_rounds = (uint32_t)stress_count(100000, 20000);
 	uint64_t t0 = stress_now_ns();
-	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	CHECK(stress_count(200000, 60000) < (1u << 24), "sequences must fit 24 bits");
 
 	phase_mpmc(LFP_WAIT_FD, (uint32_t)stress_count(50000, 25000));
 	phase_mpmc(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(25000, 12000));
-	for (i = 0; i < sizeof(pp_objs) / sizeof(pp_objs[0]); i++)
-		phase_pingpong(pp_objs[i], (uint32_t)stress_count(100000, 20000));
+	phase_pingpong(LFP_WAIT_FD, pp_rounds);
+	phase_pingpong(LFP_WAIT_MUTEX_COND, pp_rounds);
+	phase_pingpong(LFP_WAIT_YIELD, pp_rounds);
+	phase_pingpong(LFP_WAIT_UNSPEC, pp_rounds);
 	phase_sleepers(LFP_WAIT_FD, (uint32_t)stress_count(5000, 3000));
 	phase_sleepers(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(5000, 3000));
 	phase_trywait(LFP_WAIT_FD, (uint32_t)stress_count(100000, 40000));

@@ -225,6 +225,15 @@ static const enum lfp_wait_obj blocking_objs[] = {
 };
 #define NBLOCKING (sizeof(blocking_objs) / sizeof(blocking_objs[0]))
 
+/* Run one(obj) for each of blocking_objs, in order. */
+static void each_blocking(void (*one)(enum lfp_wait_obj))
+{
+	size_t i;
+
+	for (i = 0; i < NBLOCKING; i++)
+		one(blocking_objs[i]);
+}
+
 static int has_fd(enum lfp_wait_obj o)
 {
 	return o == LFP_WAIT_FD || o == LFP_WAIT_UNSPEC;
@@ -353,6 +362,25 @@ static void call_start(struct call *c)
 	stress_spawn(&c->t, call_main, c);
 }
 
+/*
+ * Start the call and wait (10 s at most) until it is parked at its point;
+ * who (a printf format) names it in the failure: "<who> never reached
+ * <point>".
+ */
+__attribute__((format(printf, 2, 3)))
+static void call_start_parked(struct call *c, const char *who, ...)
+{
+	char name[160];
+	va_list ap;
+
+	call_start(c);
+	va_start(ap, who);
+	vsnprintf(name, sizeof(name), who, ap);
+	va_end(ap);
+	CHECK(parker_wait_parked(&c->park, 10), "%s never reached %s", name,
+	      c->park.where);
+}
+
 /* Wait for the call to return: 1, or 0 after `seconds`. */
 static int call_wait(struct call *c, double seconds)
 {
@@ -380,6 +408,24 @@ static int only_ok(const char *only, char t)
 /* ================================================================ A */
 
 #define A_SLEEP_MS 3000 /* a waiter asleep this long with its work there: lost */
+
+/* Work for waiters: n on the counter cn if there is one, else n entries on cq. */
+static void add_work(struct lfp_cntr *cn, struct lfp_cq *cq, unsigned n,
+                     uintptr_t *seq)
+{
+	if (cn)
+		CHECK(lfp_cntr_inc(cn, n) == 0, "lfp_cntr_inc");
+	else
+		cq_put(cq, n, seq);
+}
+
+static void close_cntr_or_cq(struct lfp_cntr *cn, struct lfp_cq *cq)
+{
+	if (cn)
+		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+	else
+		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
 
 /* trywait + poll(2) on the object's fd vs a bystander with its own
  * condition that found it short of its threshold. */
@@ -412,13 +458,9 @@ static void a_poll(enum lfp_wait_obj obj, int counter)
 	ret = lfp_trywait(&fid, 1);
 	CHECK(ret == 0, "A: %s: trywait on an empty %s returned %d", on,
 	      counter ? "counter" : "CQ", ret);
-	if (counter)
-		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
-	else
-		cq_put(cq, 1, &seq);
-	call_start(&b);
-	CHECK(parker_wait_parked(&b.park, 10), "A: %s: the bystander %s never "
-	      "reached signal.W3", on, counter ? "cntr_wait(100)" : "sread(threshold 4)");
+	add_work(cn, cq, 1, &seq);
+	call_start_parked(&b, "A: %s: the bystander %s", on,
+	                  counter ? "cntr_wait(100)" : "sread(threshold 4)");
 	t0 = stress_now_ns();
 	ret = poll_in(fd, A_SLEEP_MS);
 	CHECK(ret == 1, "A: %s: trywait+poll waiter asleep %.1f s with %s "
@@ -426,19 +468,13 @@ static void a_poll(enum lfp_wait_obj obj, int counter)
 	      counter ? "the counter moved to 1" : "1 entry queued",
 	      counter ? "cntr_wait threshold 100" : "sread threshold 4");
 	parker_release(&b.park);
-	if (counter)
-		CHECK(lfp_cntr_inc(cn, 100) == 0, "lfp_cntr_inc");
-	else
-		cq_put(cq, 3, &seq);
+	add_work(cn, cq, counter ? 100 : 3, &seq);
 	CHECK(call_wait(&b, 10), "A: %s: the bystander still blocked 10 s after "
 	      "its condition held", on);
 	call_join(&b);
 	CHECK(b.ret == (counter ? 0 : 4), "A: %s: the bystander %s returned %zd "
 	      "once its condition held", on, counter ? "cntr_wait" : "sread", b.ret);
-	if (counter)
-		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
-	else
-		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+	close_cntr_or_cq(cn, cq);
 }
 
 /* Two blocking waiters with different conditions, both parked at W3
@@ -474,16 +510,9 @@ static void a_pair(enum lfp_wait_obj obj, int counter)
 	 * return 0 however late). */
 	a.timeout = 30000;
 	b.timeout = 30000;
-	call_start(&a);
-	CHECK(parker_wait_parked(&a.park, 10), "A: %s: the waiter never reached "
-	      "signal.W3", on);
-	if (counter)
-		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
-	else
-		cq_put(cq, 1, &seq);
-	call_start(&b);
-	CHECK(parker_wait_parked(&b.park, 10), "A: %s: the bystander never "
-	      "reached signal.W3", on);
+	call_start_parked(&a, "A: %s: the waiter", on);
+	add_work(cn, cq, 1, &seq);
+	call_start_parked(&b, "A: %s: the bystander", on);
 	parker_release(&a.park);
 	CHECK(call_wait(&a, A_SLEEP_MS / 1000.0), "A: %s: %s asleep %.1f s with "
 	      "%s (bystander %s drained the eventfd)", on,
@@ -494,20 +523,14 @@ static void a_pair(enum lfp_wait_obj obj, int counter)
 	CHECK(a.ret == (counter ? 0 : 1), "A: %s: the waiter returned %zd with "
 	      "its condition met", on, a.ret);
 	parker_release(&b.park);
-	if (counter)
-		CHECK(lfp_cntr_inc(cn, 100) == 0, "lfp_cntr_inc");
-	else
-		cq_put(cq, 4, &seq);
+	add_work(cn, cq, counter ? 100 : 4, &seq);
 	CHECK(call_wait(&b, 10), "A: %s: the bystander still blocked 10 s after "
 	      "its condition held", on);
 	CHECK(b.ret == (counter ? 0 : 4), "A: %s: the bystander returned %zd once "
 	      "its condition held", on, b.ret);
 	call_join(&a);
 	call_join(&b);
-	if (counter)
-		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
-	else
-		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+	close_cntr_or_cq(cn, cq);
 }
 
 static void test_a(void)
@@ -560,9 +583,7 @@ static void b_member(int counter)
 	CHECK(ret == 0, "lfp_poll_add: %d", ret);
 	n = lfp_poll(ps, ctx, 4);
 	CHECK(n == 0, "B: %s: lfp_poll reported an empty member (%d)", what, n);
-	call_start(&p);
-	CHECK(parker_wait_parked(&p.park, 10), "B: %s: the producer never reached "
-	      "poll.link.pushed", what);
+	call_start_parked(&p, "B: %s: the producer", what);
 	n = lfp_poll(ps, ctx, 4);
 	CHECK(n == 1 && ctx[0] == fid->context, "B: %s: lfp_poll did not report "
 	      "the member its producer pushed (%d)", what, n);
@@ -576,10 +597,7 @@ static void b_member(int counter)
 	CHECK(p.ret == (counter ? 0 : 1), "B: %s: the producer's call returned %zd",
 	      what, p.ret);
 	/* New work: the member must be reported again. */
-	if (counter)
-		CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
-	else
-		cq_put(cq, 1, &seq);
+	add_work(cn, cq, 1, &seq);
 	t0 = stress_now_ns();
 	do {
 		n = lfp_poll(ps, ctx, 4);
@@ -595,10 +613,7 @@ static void b_member(int counter)
 	ret = lfp_poll_del(ps, fid, 0);
 	CHECK(ret == 0, "lfp_poll_del: %d", ret);
 	CHECK(lfp_poll_close(ps) == 0, "lfp_poll_close");
-	if (counter)
-		CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
-	else
-		CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+	close_cntr_or_cq(cn, cq);
 }
 
 static void test_b(void)
@@ -627,9 +642,7 @@ static void c_one(enum lfp_wait_obj obj)
 	call_init(&p, CALL_CQ_WRITE, "ring.prod.claimed", &cq->entries);
 	p.cq = cq;
 	p.value = 7;
-	call_start(&p);
-	CHECK(parker_wait_parked(&p.park, 10), "C: %s: the producer never reached "
-	      "ring.prod.claimed", on);
+	call_start_parked(&p, "C: %s: the producer", on);
 	call_init(&r, CALL_CQ_SREAD, NULL, NULL);
 	r.cq = cq;
 	r.count = r.threshold = 1;
@@ -659,10 +672,7 @@ static void c_one(enum lfp_wait_obj obj)
 
 static void test_c(void)
 {
-	size_t i;
-
-	for (i = 0; i < NBLOCKING; i++)
-		c_one(blocking_objs[i]);
+	each_blocking(c_one);
 	printf("  C: ok: sread(%d ms) keeps its timeout, asleep, while a producer "
 	       "is parked between claim and publish (FD, UNSPEC, MUTEX_COND, "
 	       "YIELD)\n", C_TIMEOUT_MS);
@@ -712,9 +722,7 @@ static void e_one(enum lfp_wait_obj obj)
 	t.cq = cq;
 	t.count = t.threshold = 1;
 	t.timeout = 20000;
-	call_start(&t);
-	CHECK(parker_wait_parked(&t.park, 10), "E: %s: sread never reached "
-	      "signal.W3", on);
+	call_start_parked(&t, "E: %s: sread", on);
 	CHECK(lfp_cq_signal(cq) == 0, "lfp_cq_signal");
 	parker_release(&t.park);
 	CHECK(call_wait(&t, E_WAIT_S), "E: %s: signal lost: sread still blocked "
@@ -727,10 +735,7 @@ static void e_one(enum lfp_wait_obj obj)
 
 static void test_e(void)
 {
-	size_t i;
-
-	for (i = 0; i < NBLOCKING; i++)
-		e_one(blocking_objs[i]);
+	each_blocking(e_one);
 	printf("  E: ok: a signal before sread is remembered once, after the "
 	       "queued completions; one at signal.W3 ends the sread (FD, UNSPEC, "
 	       "MUTEX_COND, YIELD)\n");
@@ -750,9 +755,7 @@ static void f_cq(void)
 	cq_put(cq, 1, &seq);                       /* event 1 */
 	call_init(&r, CALL_CQ_READ, "ring.cons.acquired", &cq->entries);
 	r.cq = cq;
-	call_start(&r);
-	CHECK(parker_wait_parked(&r.park, 10), "F: CQ: the reader never reached "
-	      "ring.cons.acquired");
+	call_start_parked(&r, "F: CQ: the reader");
 	n = lfp_cq_read(cq, &e, 1);                /* another reader takes it */
 	CHECK(n == 1 && e.op_context == (void *)1, "F: CQ: read of event 1: %zd", n);
 	memset(&err, 0, sizeof(err));
@@ -794,9 +797,7 @@ static void f_eq(void)
 	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
 	call_init(&r, CALL_EQ_READ, "ring.cons.acquired", &eq->events);
 	r.eq = eq;
-	call_start(&r);
-	CHECK(parker_wait_parked(&r.park, 10), "F: EQ: the reader never reached "
-	      "ring.cons.acquired");
+	call_start_parked(&r, "F: EQ: the reader");
 	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
 	CHECK(n == (ssize_t)sizeof(v) && v == 1, "F: EQ: read of event 1: %zd", n);
 	memset(&err, 0, sizeof(err));
@@ -856,9 +857,7 @@ static void test_g(void)
 	w1.eq = eq;
 	w1.event = LFP_EVENT_USER;
 	w1.value = G_SIZE - 1;
-	call_start(&w1);
-	CHECK(parker_wait_parked(&w1.park, 10), "G: the writer never reached "
-	      "eq.write.claimed");
+	call_start_parked(&w1, "G: the writer");
 	v = 99;
 	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
 	CHECK(n == -LFP_EOVERRUN, "G: the write to a full EQ returned %zd, not "
@@ -1507,9 +1506,7 @@ static void i_one(enum lfp_wait_obj obj)
 	call_init(&p, CALL_CNTR_INC, "poll.link.claimed", &cn->link);
 	p.cntr = cn;
 	p.value = 1;
-	call_start(&p);
-	CHECK(parker_wait_parked(&p.park, 10), "I: %s: the producer never reached "
-	      "poll.link.claimed", on);
+	call_start_parked(&p, "I: %s: the producer", on);
 	n = lfp_poll(ps, ctx, 2);
 	CHECK(n == 0, "I: %s: lfp_poll reported a link not yet pushed (%d)", on, n);
 	ret = lfp_trywait(&fid, 1);
