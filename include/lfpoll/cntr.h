@@ -196,10 +196,18 @@ LFP_INLINE int lfp_cntr_incerr(struct lfp_cntr *c, uint64_t v)
  * by the poll set and the wait set (fi_poll(3)'s reset), and wake
  * lfp_cntr_wait.
  */
-LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c)
+LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c, int err, int set, uint64_t v)
 {
-	uint64_t ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
+	uint64_t ev, *field;
 
+	if (!c)
+		return -EINVAL;
+	field = err ? &c->err : &c->value;
+	if (set) /* full-barrier RMWs: lfp_cntr_wait's acquire loads pair */
+		(void)lfp__xchg_u64(field, v);
+	else
+		(void)lfp__faa_u64(field, v);
+	ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
 	lfp__st_rlx_u64(&c->link.seen, ev);
 	lfp__st_rlx_u64(&c->w.member.seen, ev);
 	if (c->w.sig)
@@ -209,34 +217,22 @@ LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c)
 
 LFP_INLINE int lfp_cntr_add(struct lfp_cntr *c, uint64_t v)
 {
-	if (!c)
-		return -EINVAL;
-	(void)lfp__faa_u64(&c->value, v);
-	return lfp__cntr_app(c);
+	return lfp__cntr_app(c, 0, 0, v);
 }
 
 LFP_INLINE int lfp_cntr_adderr(struct lfp_cntr *c, uint64_t v)
 {
-	if (!c)
-		return -EINVAL;
-	(void)lfp__faa_u64(&c->err, v);
-	return lfp__cntr_app(c);
+	return lfp__cntr_app(c, 1, 0, v);
 }
 
 LFP_INLINE int lfp_cntr_set(struct lfp_cntr *c, uint64_t v)
 {
-	if (!c)
-		return -EINVAL;
-	(void)lfp__xchg_u64(&c->value, v);
-	return lfp__cntr_app(c);
+	return lfp__cntr_app(c, 0, 1, v);
 }
 
 LFP_INLINE int lfp_cntr_seterr(struct lfp_cntr *c, uint64_t v)
 {
-	if (!c)
-		return -EINVAL;
-	(void)lfp__xchg_u64(&c->err, v);
-	return lfp__cntr_app(c);
+	return lfp__cntr_app(c, 1, 1, v);
 }
 
 struct lfp__cntr_wait {

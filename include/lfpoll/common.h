@@ -170,6 +170,22 @@ struct lfp_fid {
 	uint32_t abi;
 };
 
+/*
+ * How every control op begins: -EINVAL without arg; LFP_GETWAITOBJ answered
+ * with obj (0); -ENOSYS for a command other than LFP_GETWAIT.  1 means
+ * LFP_GETWAIT, which the caller answers.
+ */
+LFP_INLINE int lfp__control_begin(enum lfp_wait_obj obj, int command, void *arg)
+{
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = obj;
+		return 0;
+	}
+	return command == LFP_GETWAIT ? 1 : -ENOSYS;
+}
+
 LFP_INLINE int lfp_close(struct lfp_fid *fid)
 {
 	if (!fid || !fid->ops || !fid->ops->close)

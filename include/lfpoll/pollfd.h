@@ -162,11 +162,11 @@ LFP_INLINE int lfp_pollfds_add(struct lfp_pollfds *set, int fd, short events,
 	return 0;
 }
 
-/* Change fd's events; -ENOENT when absent.  The same events is no change. */
-LFP_INLINE int lfp_pollfds_mod(struct lfp_pollfds *set, int fd, short events)
+/* Take the writers' lock and find fd: its index, with the lock held; or
+ * -EINVAL / -ENOENT, without it. */
+LFP_INLINE long lfp__pollfds_lock_find(struct lfp_pollfds *set, int fd)
 {
 	long i;
-	struct pollfd p;
 
 	if (!set)
 		return -EINVAL;
@@ -176,6 +176,18 @@ LFP_INLINE int lfp_pollfds_mod(struct lfp_pollfds *set, int fd, short events)
 		pthread_mutex_unlock(&set->lock);
 		return -ENOENT;
 	}
+	return i;
+}
+
+/* Change fd's events; -ENOENT when absent.  The same events is no change. */
+LFP_INLINE int lfp_pollfds_mod(struct lfp_pollfds *set, int fd, short events)
+{
+	long i;
+	struct pollfd p;
+
+	i = lfp__pollfds_lock_find(set, fd);
+	if (i < 0)
+		return (int)i;
 	if (set->arr->fds[i].events != events) {
 		p = set->arr->fds[i];
 		p.events = events;
@@ -194,14 +206,9 @@ LFP_INLINE int lfp_pollfds_del(struct lfp_pollfds *set, int fd)
 	size_t last;
 	struct lfp__pollfd_arr *a;
 
-	if (!set)
-		return -EINVAL;
-	pthread_mutex_lock(&set->lock);
-	i = lfp__pollfds_find(set, fd);
-	if (i < 0) {
-		pthread_mutex_unlock(&set->lock);
-		return -ENOENT;
-	}
+	i = lfp__pollfds_lock_find(set, fd);
+	if (i < 0)
+		return (int)i;
 	a = set->arr;
 	last = set->nfds - 1;
 	lfp__pollfds_write_begin(set);

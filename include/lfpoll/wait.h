@@ -101,18 +101,16 @@ LFP_INLINE int lfp__wait_trywait_fid(struct lfp_fid *fid)
 LFP_INLINE int lfp__wait_control(struct lfp_fid *fid, int command, void *arg)
 {
 	struct lfp_wait *ws = (struct lfp_wait *)(void *)fid;
+	int ret;
 
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP__GETCORE) { /* a member joining (member.h) */
+	if (arg && command == LFP__GETCORE) { /* a member joining (member.h) */
 		*(struct lfp__set_core **)arg = &ws->core;
 		return 0;
 	}
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = ws->wait_obj;
-		return 0;
-	}
-	if (command == LFP_GETWAIT && ws->wait_obj == LFP_WAIT_POLLFD)
+	ret = lfp__control_begin(ws->wait_obj, command, arg);
+	if (ret != 1)
+		return ret;
+	if (ws->wait_obj == LFP_WAIT_POLLFD)
 		return lfp_pollfds_get(&ws->pollfds, (struct lfp_wait_pollfd *)arg);
 	return lfp__signal_getwait(&ws->sig, command, arg);
 }

@@ -176,14 +176,10 @@ LFP_INLINE int lfp__waitable_trywait(struct lfp__waitable *w,
 
 LFP_INLINE int lfp__waitable_control(struct lfp__waitable *w, int command, void *arg)
 {
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = w->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
+	int ret = lfp__control_begin(w->wait_obj, command, arg);
+
+	if (ret != 1)
+		return ret;
 	if (!lfp__waitable_can_block(w))
 		return -ENODATA; /* NONE; members are waited on through the set */
 	return lfp__signal_getwait(w->sig, command, arg);

@@ -472,15 +472,10 @@ LFP_INLINE int lfp__signal_wait(struct lfp__signal *s, int (*ready)(void *),
 LFP_INLINE int lfp__signal_getwait(struct lfp__signal *s, int command, void *arg)
 {
 	struct lfp_mutex_cond *mc;
+	int ret = lfp__control_begin(s->wait_obj, command, arg);
 
-	if (!arg)
-		return -EINVAL;
-	if (command == LFP_GETWAITOBJ) {
-		*(enum lfp_wait_obj *)arg = s->wait_obj;
-		return 0;
-	}
-	if (command != LFP_GETWAIT)
-		return -ENOSYS;
+	if (ret != 1)
+		return ret;
 	switch (s->wait_obj) {
 	case LFP_WAIT_FD:
 		*(int *)arg = s->sleep_fd;
