@@ -241,6 +241,27 @@ static size_t pick_cap(uint64_t *rng)
 }
 
 /* Each take_* returns how many entries it took (0: nothing this round). */
+/*
+ * The result n of a dequeue or peek (what) into a buffer of cap bytes: 0
+ * when it took nothing (empty, or -LFP_ETOOSMALL with a buffer that is
+ * indeed short, counted), 1 when it returned an entry that fits.
+ */
+static int took(struct phase *ph, unsigned c, const char *what, size_t cap,
+                ssize_t n)
+{
+	if (n == -EAGAIN)
+		return 0;
+	if (n == -LFP_ETOOSMALL) {
+		CHECK(cap < SLOT, "%s: consumer %u: %s -LFP_ETOOSMALL with a "
+		      "%d-byte buffer", ph->name, c, what, SLOT);
+		atomic_fetch_add_explicit(&ph->toosmall, 1, memory_order_relaxed);
+		return 0;
+	}
+	CHECK(n >= 0 && (size_t)n <= cap, "%s: consumer %u: %s with cap %zu "
+	      "= %zd", ph->name, c, what, cap, n);
+	return 1;
+}
+
 static size_t take_dequeue(struct phase *ph, unsigned c, int64_t *last,
                            uint64_t *rng)
 {
@@ -249,16 +270,8 @@ static size_t take_dequeue(struct phase *ph, unsigned c, int64_t *last,
 	ssize_t n = lfp_ring_dequeue(ph->ring, buf, cap);
 	struct hdr h;
 
-	if (n == -EAGAIN)
+	if (!took(ph, c, "dequeue", cap, n))
 		return 0;
-	if (n == -LFP_ETOOSMALL) {
-		CHECK(cap < SLOT, "%s: consumer %u: -LFP_ETOOSMALL with a "
-		      "%d-byte buffer", ph->name, c, SLOT);
-		atomic_fetch_add_explicit(&ph->toosmall, 1, memory_order_relaxed);
-		return 0;
-	}
-	CHECK(n >= 0 && (size_t)n <= cap, "%s: consumer %u: dequeue with cap "
-	      "%zu = %zd", ph->name, c, cap, n);
 	h = check_entry(ph, c, buf, n, 0);
 	record(ph, c, last, &h);
 	atomic_fetch_add_explicit(&ph->by_dequeue, 1, memory_order_relaxed);
@@ -275,16 +288,8 @@ static size_t take_peek(struct phase *ph, unsigned c, int64_t *last,
 	struct hdr h;
 	int ret;
 
-	if (n == -EAGAIN)
+	if (!took(ph, c, "peek", cap, n))
 		return 0;
-	if (n == -LFP_ETOOSMALL) {
-		CHECK(cap < SLOT, "%s: consumer %u: peek -LFP_ETOOSMALL with a "
-		      "%d-byte buffer", ph->name, c, SLOT);
-		atomic_fetch_add_explicit(&ph->toosmall, 1, memory_order_relaxed);
-		return 0;
-	}
-	CHECK(n >= 0 && (size_t)n <= cap, "%s: consumer %u: peek with cap %zu "
-	      "= %zd", ph->name, c, cap, n);
 	/* Whole and untorn even if another consumer takes it meanwhile. */
 	h = check_entry(ph, c, buf, n, 0);
 	ret = lfp_ring_consume(ph->ring, ticket);

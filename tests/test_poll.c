@@ -271,6 +271,35 @@ Test(poll, del_from_the_ready_stack_keeps_the_others)
 	cr_assert_eq(lfp_poll_close(ps), 0);
 }
 
+/* n CQs (contexts 1..n) and n counters (n+1..2n) in ps, none with work. */
+static void members_open(struct lfp_poll *ps, struct lfp_cq **cq,
+                         struct lfp_cntr **c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cq[i] = open_cq((void *)(uintptr_t)(i + 1), LFP_WAIT_NONE);
+		cr_assert_eq(lfp_cntr_open(NULL, &c[i], (void *)(uintptr_t)(n + i + 1)), 0);
+		cr_assert_eq(lfp_poll_add(ps, &cq[i]->fid, 0), 0);
+		cr_assert_eq(lfp_poll_add(ps, &c[i]->fid, 0), 0);
+	}
+}
+
+/* Take them out of ps, close them and ps. */
+static void members_close(struct lfp_poll *ps, struct lfp_cq **cq,
+                          struct lfp_cntr **c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(lfp_poll_del(ps, &cq[i]->fid, 0), 0);
+		cr_assert_eq(lfp_poll_del(ps, &c[i]->fid, 0), 0);
+		cr_assert_eq(lfp_cq_close(cq[i]), 0);
+		cr_assert_eq(lfp_cntr_close(c[i]), 0);
+	}
+	cr_assert_eq(lfp_poll_close(ps), 0);
+}
+
 /* ------------------------------------------------------------ small arrays */
 
 Test(poll, small_context_array_loses_nothing)
@@ -284,12 +313,7 @@ Test(poll, small_context_array_loses_nothing)
 	int seen[2 * N] = { 0 };
 	int i, n, k, calls = 0, total = 0;
 
-	for (i = 0; i < N; i++) {
-		cq[i] = open_cq((void *)(uintptr_t)(i + 1), LFP_WAIT_NONE);
-		cr_assert_eq(lfp_cntr_open(NULL, &c[i], (void *)(uintptr_t)(N + i + 1)), 0);
-		cr_assert_eq(lfp_poll_add(ps, &cq[i]->fid, 0), 0);
-		cr_assert_eq(lfp_poll_add(ps, &c[i]->fid, 0), 0);
-	}
+	members_open(ps, cq, c, N);
 	cr_assert_eq(lfp_poll(ps, out, 2), 0);
 	for (i = 0; i < N; i++) {
 		cr_assert_eq(lfp_cq_write(cq[i], &e, 1), 1);
@@ -312,13 +336,7 @@ Test(poll, small_context_array_loses_nothing)
 	}
 	cr_assert_eq(n, 0);
 	cr_assert_eq(total, 2 * N, "%d of %d members reported", total, 2 * N);
-	for (i = 0; i < N; i++) {
-		cr_assert_eq(lfp_poll_del(ps, &cq[i]->fid, 0), 0);
-		cr_assert_eq(lfp_poll_del(ps, &c[i]->fid, 0), 0);
-		cr_assert_eq(lfp_cq_close(cq[i]), 0);
-		cr_assert_eq(lfp_cntr_close(c[i]), 0);
-	}
-	cr_assert_eq(lfp_poll_close(ps), 0);
+	members_close(ps, cq, c, N);
 }
 
 /* ------------------------------------------------------------ scale */
@@ -371,12 +389,7 @@ Test(poll, mixed_cqs_and_counters_report_exactly_the_ready_ones)
 	void *out[2 * N];
 	int i, n;
 
-	for (i = 0; i < N; i++) {
-		cq[i] = open_cq((void *)(uintptr_t)(i + 1), LFP_WAIT_NONE);
-		cr_assert_eq(lfp_cntr_open(NULL, &c[i], (void *)(uintptr_t)(N + i + 1)), 0);
-		cr_assert_eq(lfp_poll_add(ps, &cq[i]->fid, 0), 0);
-		cr_assert_eq(lfp_poll_add(ps, &c[i]->fid, 0), 0);
-	}
+	members_open(ps, cq, c, N);
 	for (i = 0; i < N; i += 3)
 		cr_assert_eq(lfp_cq_write(cq[i], &e, 1), 1);
 	for (i = 1; i < N; i += 5)
@@ -389,13 +402,7 @@ Test(poll, mixed_cqs_and_counters_report_exactly_the_ready_ones)
 		cr_assert_eq(occurrences(out, n, (void *)(uintptr_t)(N + i + 1)), i % 5 == 1,
 		             "counter %d", i);
 	}
-	for (i = 0; i < N; i++) {
-		cr_assert_eq(lfp_poll_del(ps, &cq[i]->fid, 0), 0);
-		cr_assert_eq(lfp_poll_del(ps, &c[i]->fid, 0), 0);
-		cr_assert_eq(lfp_cq_close(cq[i]), 0);
-		cr_assert_eq(lfp_cntr_close(c[i]), 0);
-	}
-	cr_assert_eq(lfp_poll_close(ps), 0);
+	members_close(ps, cq, c, N);
 }
 
 /*
