@@ -84,39 +84,6 @@ static int neg_errno(void)
 	return errno ? -errno : -EIO;
 }
 
-/* Deadlines on the monotonic clock (ns); -1 for an infinite timeout. */
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t deadline_of(int timeout_ms)
-{
-	return timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
-}
-
-/* Milliseconds left for poll(2), rounded up; -1: no deadline. */
-static int ms_left(int64_t deadline)
-{
-	int64_t left;
-
-	if (deadline < 0)
-		return -1;
-	left = deadline - now_ns();
-	if (left <= 0)
-		return 0;
-	left = (left + 999999) / 1000000;
-	return left > INT32_MAX ? INT32_MAX : (int)left;
-}
-
-static int expired(int64_t deadline)
-{
-	return deadline >= 0 && now_ns() >= deadline;
-}
-
 static int set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -476,7 +443,7 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 		return -EINVAL;
 	if (v->wait_obj != LFP_WAIT_FD)
 		return -ENOSYS;
-	deadline = deadline_of(timeout);
+	deadline = lfp_binding_deadline(timeout);
 	for (;;) {
 		ret = lfp_verbs_cq_read(vcq, wc, n);
 		if (ret != -EAGAIN || timeout == 0)
@@ -486,7 +453,7 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 			/* Work was seen, but another reader may take it: the
 			 * deadline holds on every lap, not only after a sleep
 			 * (docs/design.md, "Timeouts"). */
-			if (expired(deadline))
+			if (lfp_binding_expired(deadline))
 				return lfp_verbs_cq_read(vcq, wc, n);
 			continue;
 		}
@@ -495,12 +462,12 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 		pfd.fd = v->channel->fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		ret = poll(&pfd, 1, ms_left(deadline));
+		ret = poll(&pfd, 1, lfp_binding_ms_left(deadline));
 		if (ret < 0 && errno != EINTR)
 			return neg_errno();
 		if (pfd.revents & (POLLERR | POLLNVAL))
 			return -EIO; /* the device is gone */
-		if (ret == 0 && expired(deadline))
+		if (ret == 0 && lfp_binding_expired(deadline))
 			return lfp_verbs_cq_read(vcq, wc, n);
 	}
 }

@@ -126,6 +126,26 @@ LFP_INLINE int lfp_binding_eq_attach(struct lfp_eq *eq,
 	return 0;
 }
 
+/*
+ * Deadlines for a binding's blocking calls, as lfpoll's own use them: a
+ * deadline on the monotonic clock from a timeout in ms (< 0: none, -1),
+ * the ms left for poll(2) (rounded up; -1 for none), and whether it passed.
+ */
+LFP_INLINE int64_t lfp_binding_deadline(int timeout_ms)
+{
+	return lfp__deadline(timeout_ms);
+}
+
+LFP_INLINE int lfp_binding_ms_left(int64_t deadline)
+{
+	return lfp__ms_left(deadline);
+}
+
+LFP_INLINE int lfp_binding_expired(int64_t deadline)
+{
+	return lfp__expired(deadline);
+}
+
 LFP_INLINE void lfp_binding_eq_detach(struct lfp_eq *eq)
 {
 	(void)lfp__faa_u32(&eq->bind_refs, (uint32_t)-1); /* as attach */
