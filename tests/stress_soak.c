@@ -819,6 +819,26 @@ static const char *dw_name(int w)
 	}
 }
 
+/*
+ * Wait for the driver's next round of this kind after round last: its
+ * number (from 1), or 0 once the waiters are told to stop.
+ */
+static uint64_t w_next_round(struct w_group *g, uint64_t last, int kind)
+{
+	unsigned spins = 0;
+	uint64_t rk, r;
+
+	for (;;) {
+		rk = atomic_load(&g->q_round_kind);
+		r = rk / 2;
+		if (atomic_load(&g->stop_waiters))
+			return 0;
+		if (r != last && rk % 2 == (uint64_t)kind)
+			return r;
+		stress_backoff(&spins);
+	}
+}
+
 /* The CQ waiter that blocks on the native object after lfp_trywait. */
 static void *w_poller_main(void *arg)
 {
@@ -826,24 +846,17 @@ static void *w_poller_main(void *arg)
 	struct lfp_fid *fid = &g->cq->fid;
 	struct pollfd pfd;
 	struct timespec ts;
-	uint64_t last = 0, r, rk, t;
+	uint64_t last = 0, r, t;
 	unsigned spins;
 	int ret, n;
 
 	for (;;) {
 		/* Wait for a round of ours. */
 		atomic_store(&g->a_where, AW_IDLE);
-		spins = 0;
-		for (;;) {
-			rk = atomic_load(&g->q_round_kind);
-			r = rk / 2;
-			if (atomic_load(&g->stop_waiters)) {
-				atomic_store(&g->a_where, AW_DONE);
-				return NULL;
-			}
-			if (r != last && rk % 2 == K_POLLER)
-				break;
-			stress_backoff(&spins);
+		r = w_next_round(g, last, K_POLLER);
+		if (!r) {
+			atomic_store(&g->a_where, AW_DONE);
+			return NULL;
 		}
 		last = r;
 		for (;;) {
@@ -907,23 +920,15 @@ static void *w_sread_main(void *arg)
 {
 	struct w_group *g = ((struct w_thread *)arg)->g;
 	struct lfp_cq_data_entry buf[W_CQ_SIZE];
-	uint64_t last = 0, r, rk, t;
-	unsigned spins;
+	uint64_t last = 0, r, t;
 	ssize_t n;
 
 	for (;;) {
 		atomic_store(&g->r_where, RW_IDLE);
-		spins = 0;
-		for (;;) {
-			rk = atomic_load(&g->q_round_kind);
-			r = rk / 2;
-			if (atomic_load(&g->stop_waiters)) {
-				atomic_store(&g->r_where, RW_DONE);
-				return NULL;
-			}
-			if (r != last && rk % 2 == K_SREAD)
-				break;
-			stress_backoff(&spins);
+		r = w_next_round(g, last, K_SREAD);
+		if (!r) {
+			atomic_store(&g->r_where, RW_DONE);
+			return NULL;
 		}
 		last = r;
 		atomic_store(&g->r_where, RW_SREAD);
