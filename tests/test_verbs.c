@@ -1725,6 +1725,315 @@ Test(verbs_async, the_async_fid_waits_on_the_async_fd)
 	arig_down(&a);
 }
 
+/* ------------------------------------- sharing, full EQs, close and misuse */
+
+TestSuite(verbs_share, .init = need_fake, .timeout = 30);
+
+static int fd_flags(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	cr_assert_geq(fl, 0, "F_GETFL: %s", strerror(errno));
+	return fl;
+}
+
+/* The channel fd in a POLLFD set's array: how many times. */
+static int set_has_fd(struct lfp_wait *ws, int fd)
+{
+	struct pollfd fds[16];
+	struct lfp_wait_pollfd p;
+
+	p.nfds = 16;
+	p.fd = fds;
+	cr_assert_eq(lfp_control(&ws->fid, LFP_GETWAIT, &p), 0);
+	return pollfd_has(&p, fd);
+}
+
+/* Opens a second CQ on the same channel and set while the first one's open
+ * arms (and that arm is about to fail). */
+struct second_open {
+	struct ibv_cq *cq;
+	struct ibv_comp_channel *ch;
+	struct lfp_verbs_cq_attr attr;
+	struct lfp_verbs_cq *v;
+	int ret, fired;
+};
+
+static void hook_second_open(struct ibv_cq *cq, int solicited_only, void *arg)
+{
+	struct second_open *s = arg;
+
+	(void)solicited_only;
+	vf_cq_set_hooks(cq, NULL, NULL, NULL);
+	s->ret = lfp_verbs_cq_open(s->cq, s->ch, &s->attr, &s->v, NULL);
+	s->fired++;
+}
+
+Test(verbs_share, a_failed_open_leaves_the_channel_fd_to_a_sharer_that_opened_meanwhile)
+{
+	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_POLLFD };
+	struct ibv_context *ctx = vf_ctx_create();
+	struct ibv_comp_channel *ch = vf_channel_create(ctx);
+	struct ibv_cq *c1 = vf_cq_create(ctx, ch, NULL, 4);
+	struct ibv_cq *c2 = vf_cq_create(ctx, ch, NULL, 4);
+	struct second_open s;
+	struct lfp_verbs_cq *v1 = NULL;
+	struct lfp_wait *ws;
+
+	cr_assert_eq(lfp_wait_open(&wa, &ws), 0);
+	memset(&s, 0, sizeof(s));
+	s.cq = c2;
+	s.ch = ch;
+	s.attr.wait_obj = LFP_WAIT_SET;
+	s.attr.wait_set = ws;
+	vf_cq_set_hooks(c1, hook_second_open, NULL, &s);
+	vf_cq_fail_next_arm(c1, EIO);
+	cr_assert_eq(lfp_verbs_cq_open(c1, ch, &s.attr, &v1, NULL), -EIO);
+	cr_assert_null(v1);
+	cr_assert_eq(s.fired, 1);
+	cr_assert_eq(s.ret, 0, "the second open, during the first one's arm: %d", s.ret);
+	cr_assert_eq(set_has_fd(ws, ch->fd), 1,
+		     "the failed open took the fd of the surviving sharer out of the set");
+	/* And it works: a completion wakes the set. */
+	cr_assert_eq(lfp_trywait(&(struct lfp_fid *){ &ws->fid }, 1), 0);
+	push(c2, 7, IBV_WC_SUCCESS, 0);
+	cr_assert_eq(lfp_wait(ws, 5000), 0);
+	cr_assert_eq(lfp_trywait(&(struct lfp_fid *){ &ws->fid }, 1), -EAGAIN);
+	read_one(s.v, 7);
+	/* The failed CQ can be opened now; the last close takes the fd out. */
+	cr_assert_eq(lfp_verbs_cq_open(c1, ch, &s.attr, &v1, NULL), 0);
+	cr_assert_eq(set_has_fd(ws, ch->fd), 1);
+	cr_assert_eq(lfp_verbs_cq_close(s.v), 0);
+	cr_assert_eq(set_has_fd(ws, ch->fd), 1, "one sharer left");
+	cr_assert_eq(lfp_verbs_cq_close(v1), 0);
+	cr_assert_eq(set_has_fd(ws, ch->fd), 0, "the last sharer took it out");
+	cr_assert_eq(vf_cq_destroy(c1, 1000), 0);
+	cr_assert_eq(vf_cq_destroy(c2, 1000), 0);
+	cr_assert_eq(lfp_wait_close(ws), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	finish(ctx);
+}
+
+Test(verbs_share, a_failed_open_leaves_the_channel_fd_flags_as_they_were)
+{
+	struct lfp_wait_attr mc = { .wait_obj = LFP_WAIT_MUTEX_COND };
+	struct lfp_verbs_cq_attr set = { .wait_obj = LFP_WAIT_SET };
+	struct lfp_verbs_cq *v = NULL, *v2 = NULL;
+	struct lfp_wait *ws;
+	struct rig r;
+	int fl;
+
+	rig_up(&r, 4);
+	fl = fd_flags(r.ch->fd);
+	cr_assert_not(fl & O_NONBLOCK, "a fresh channel fd blocks");
+	/* The arm fails. */
+	vf_cq_fail_next_arm(r.cq, EIO);
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &FD_ATTR, &v, NULL), -EIO);
+	cr_assert_eq(fd_flags(r.ch->fd), fl, "a failed arm left O_NONBLOCK set");
+	/* The set cannot take fds (MUTEX_COND): lfp_wait_add_fd fails. */
+	cr_assert_eq(lfp_wait_open(&mc, &ws), 0);
+	set.wait_set = ws;
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &set, &v, NULL), -EINVAL);
+	cr_assert_null(v);
+	cr_assert_eq(fd_flags(r.ch->fd), fl, "a failed add_fd left O_NONBLOCK set");
+	cr_assert_eq(lfp_wait_close(ws), 0);
+	/* -EEXIST: the check comes before the change. */
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &FD_ATTR, &v, NULL), 0);
+	cr_assert(fd_flags(r.ch->fd) & O_NONBLOCK, "open sets O_NONBLOCK");
+	cr_assert_eq(vf_fd_set_nonblock(r.ch->fd, 0), 0);
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &FD_ATTR, &v2, NULL), -EEXIST);
+	cr_assert_not(fd_flags(r.ch->fd) & O_NONBLOCK,
+		      "an -EEXIST open changed the channel fd");
+	cr_assert_eq(vf_fd_set_nonblock(r.ch->fd, 1), 0);
+	r.vcq = v;
+	rig_down(&r);
+}
+
+struct blocked_sread {
+	struct lfp_verbs_cq *vcq;
+	struct ibv_wc wc;
+	int ret;
+};
+
+static void *sread_thread(void *arg)
+{
+	struct blocked_sread *b = arg;
+
+	b->ret = lfp_verbs_cq_sread(b->vcq, &b->wc, 1, 10000);
+	return NULL;
+}
+
+Test(verbs_share, close_while_a_thread_is_inside_sread_is_ebusy)
+{
+	struct blocked_sread b;
+	unsigned long polls;
+	pthread_t t;
+	struct rig r;
+	int i;
+
+	rig_open(&r, 4, NULL);
+	consume_the_arm(&r, 1);
+	memset(&b, 0, sizeof(b));
+	b.vcq = r.vcq;
+	polls = stats(r.cq).polls;
+	cr_assert_eq(pthread_create(&t, NULL, sread_thread, &b), 0);
+	/* Inside sread once it has polled the CQ at least twice (the read and
+	 * trywait's polls); then it sleeps on the channel. */
+	for (i = 0; i < 5000 && stats(r.cq).polls < polls + 3; i++)
+		usleep(1000);
+	cr_assert_geq(stats(r.cq).polls, polls + 3, "sread never polled");
+	usleep(20000);
+	cr_assert_eq(lfp_verbs_cq_close(r.vcq), -EBUSY,
+		     "close freed the CQ under a thread sleeping in sread");
+	push(r.cq, 2, IBV_WC_SUCCESS, 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(b.ret, 1, "sread %d", b.ret);
+	cr_assert_eq(b.wc.wr_id, 2);
+	rig_down(&r); /* the close succeeds once sread has returned */
+}
+
+struct spinning_progress {
+	struct lfp_verbs_async *va;
+	int ret;
+};
+
+static void *progress_thread(void *arg)
+{
+	struct spinning_progress *p = arg;
+
+	p->ret = lfp_verbs_async_progress(p->va);
+	return NULL;
+}
+
+Test(verbs_share, async_close_while_a_thread_is_inside_progress_is_ebusy)
+{
+	struct spinning_progress p;
+	unsigned long reads;
+	pthread_t t;
+	struct arig a;
+	int i;
+
+	arig_up(&a, NULL);
+	/* EINTR for ever: progress retries, so it stays inside. */
+	reads = vf_fd_reads(a.ctx->async_fd);
+	cr_assert_eq(vf_inject_read(a.ctx->async_fd, EINTR, VF_FOREVER), 0);
+	p.va = a.va;
+	p.ret = -1;
+	cr_assert_eq(pthread_create(&t, NULL, progress_thread, &p), 0);
+	for (i = 0; i < 5000 && vf_fd_reads(a.ctx->async_fd) < reads + 2; i++)
+		usleep(1000);
+	cr_assert_geq(vf_fd_reads(a.ctx->async_fd), reads + 2, "progress never read");
+	cr_assert_eq(lfp_verbs_async_close(a.va), -EBUSY,
+		     "close freed the async object under a thread in progress");
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(vf_inject_read(a.ctx->async_fd, 0, 0), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(p.ret, 1, "progress %d", p.ret);
+	cr_assert_eq(eq_info(a.eq).type, IBV_EVENT_PORT_ACTIVE);
+	arig_down(&a); /* the close succeeds once progress has returned */
+}
+
+Test(verbs_share, a_held_event_makes_close_ebusy_until_the_eq_has_room)
+{
+	struct lfp_eq_attr attr = { .size = 2, .flags = LFP_EQ_BACKPRESSURE };
+	struct lfp_verbs_async_entry e;
+	unsigned long reads;
+	struct arig a;
+	uint32_t code;
+
+	arig_up(&a, &attr);
+	cr_assert_eq(lfp_eq_write(a.eq, LFP_EVENT_USER, NULL, 0, 0), 0);
+	cr_assert_eq(lfp_eq_write(a.eq, LFP_EVENT_USER, NULL, 0, 0), 0);
+	cr_assert_eq(lfp_eq_write(a.eq, LFP_EVENT_USER, NULL, 0, 0), -EAGAIN, "full");
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_LID_CHANGE, 2), 0);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), 0, "full: nothing moved");
+	reads = vf_fd_reads(a.ctx->async_fd);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), 0, "still full");
+	cr_assert_eq(vf_fd_reads(a.ctx->async_fd), reads, "nothing more read while held");
+	cr_assert_eq(vf_fd_pending(a.ctx->async_fd), 16, "LID_CHANGE waits in the fd");
+	cr_assert_eq(lfp_verbs_async_close(a.va), -EBUSY,
+		     "close dropped an acked event the EQ had refused");
+	cr_assert_eq(lfp_eq_close(a.eq), -EBUSY, "still held by the async object");
+	/* Room: close delivers the held event, then succeeds. */
+	cr_assert_eq(lfp_eq_read(a.eq, &code, NULL, 0, 0), 0);
+	cr_assert_eq(code, LFP_EVENT_USER);
+	cr_assert_eq(lfp_verbs_async_close(a.va), 0);
+	cr_assert_eq(lfp_eq_read(a.eq, &code, NULL, 0, 0), 0);
+	e = eq_info(a.eq);
+	cr_assert_eq(e.type, IBV_EVENT_PORT_ACTIVE, "the held event, not lost");
+	cr_assert_eq(lfp_eq_read(a.eq, &code, &e, sizeof(e), 0), -EAGAIN);
+	cr_assert_eq(lfp_eq_close(a.eq), 0);
+	finish(a.ctx);
+}
+
+Test(verbs_share, an_overrun_eq_keeps_the_async_fd_drained_and_sees_device_fatal)
+{
+	struct lfp_eq_attr attr = { .size = 2 };
+	struct lfp_eq_err_entry err;
+	struct ibv_qp *qp;
+	unsigned long reads;
+	struct arig a;
+	int i, r;
+
+	arig_up(&a, &attr);
+	qp = vf_qp_create(a.ctx);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_COMM_EST, VF_ELEM(qp)), 0);
+	r = lfp_verbs_async_progress(a.va);
+	cr_assert_eq(r, -LFP_EOVERRUN, "the overrun is reported once: %d", r);
+	cr_assert_eq(vf_fd_pending(a.ctx->async_fd), 0, "the async fd was drained");
+	cr_assert_eq(async_acked(&qp->mutex, &qp->events_completed), 1u,
+		     "an event the EQ could not take was still acked");
+	cr_assert_eq(vf_qp_destroy(qp, 1000), 0);
+	/* Later events are read and acked too, never left in the fd. */
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_SM_CHANGE, 1), 0);
+	r = lfp_verbs_async_progress(a.va);
+	cr_assert_eq(r, 0, "nothing moved into an overrun EQ: %d", r);
+	cr_assert_eq(vf_fd_pending(a.ctx->async_fd), 0);
+	cr_assert_not(fd_readable(a.ctx->async_fd, 0), "the fd stays readable unread");
+	cr_assert_eq(trywait1(&a.va->fid), 0);
+	/* DEVICE_FATAL still marks the device gone. */
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_DEVICE_FATAL, 0), 0);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ERR, 1), 0);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), -ENODEV);
+	reads = vf_fd_reads(a.ctx->async_fd);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), -ENODEV);
+	cr_assert_eq(vf_fd_reads(a.ctx->async_fd), reads, "reading stopped");
+	/* The EQ itself says it overran. */
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(eq_info(a.eq).type, IBV_EVENT_PORT_ACTIVE);
+	cr_assert_eq(eq_info(a.eq).type, IBV_EVENT_PORT_ACTIVE);
+	cr_assert_eq(lfp_eq_read(a.eq, &(uint32_t){ 0 }, NULL, 0, 0), -LFP_EAVAIL);
+	cr_assert_eq(lfp_eq_readerr(a.eq, &err, 0), (ssize_t)sizeof(err));
+	cr_assert_eq(err.err, LFP_EOVERRUN);
+	arig_down(&a);
+}
+
+Test(verbs_share, eof_on_the_async_fd_means_gone)
+{
+	unsigned long reads;
+	struct arig a;
+	int nul;
+
+	arig_up(&a, NULL);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	/* The only write end becomes /dev/null: the async fd reads EOF once
+	 * the queued record is read (the fake closes that fd number later). */
+	nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(nul, 0);
+	cr_assert_geq(dup2(nul, vf_ctx_async_wfd(a.ctx)), 0);
+	cr_assert_eq(close(nul), 0);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), 1, "the queued event first");
+	cr_assert_eq(eq_info(a.eq).type, IBV_EVENT_PORT_ACTIVE);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), -ENODEV, "EOF: the device is gone");
+	reads = vf_fd_reads(a.ctx->async_fd);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), -ENODEV);
+	cr_assert_eq(vf_fd_reads(a.ctx->async_fd), reads, "reading stopped");
+	arig_down(&a);
+}
+
 /* ------------------------------------------------- no device list needed */
 
 TestSuite(verbs_nodev, .init = need_fake, .timeout = 30);

@@ -17,8 +17,18 @@
  * takes locks on this path anyway).  A process-wide registry maps ibv_cq to
  * the binding object, so that an event read from a shared channel is
  * credited to the CQ it names; that credit uses atomics only, so no two CQ
- * locks are ever held together.  Lock order: wait set, then CQ, then
- * registry.
+ * locks are ever held together.  Opens and closes also keep one record per
+ * channel in use, with its count of binding CQs: the first adds the channel
+ * fd to the wait set (and sets O_NONBLOCK), the last removes it.  Those
+ * changes and the registry's are made under memb_lock, which only open and
+ * close take, so they are one step for every other open and close.  It
+ * cannot be reg_lock: adding an fd takes the wait set's lock, under which
+ * the set's re-check takes a CQ's lock and then reg_lock.  Lock order:
+ * memb_lock, then wait set, then CQ, then registry.
+ *
+ * Close must not run concurrently with any other call on its object
+ * (lfp_verbs(3)); each object counts the callers inside its calls, so that
+ * close can refuse (-EBUSY) the misuse it can see: a thread still inside.
  */
 #define _GNU_SOURCE
 #include <lfpoll/verbs.h>
@@ -35,6 +45,16 @@
 #define API __attribute__((visibility("default")))
 
 #define STASH 64 /* completions found by trywait's polls, served first */
+
+/* A channel in use by binding CQs; memb_lock. */
+struct vchan {
+	struct ibv_comp_channel *channel;
+	struct lfp_wait *wait_set; /* the CQs' set, or NULL */
+	unsigned users;            /* binding CQs registered on the channel */
+	int in_set;                /* the fd was added to wait_set */
+	int orig_fl;               /* fd flags before the first user, or -1 */
+	struct vchan *next;
+};
 
 struct vcq {
 	struct lfp_verbs_cq pub;
@@ -53,6 +73,8 @@ struct vcq {
 	_Atomic uint32_t foreign;  /* events read for us by others, not yet counted */
 	_Atomic uint32_t armed;    /* an arm is outstanding (no event read since) */
 	int err;                   /* a channel read failed (device gone): reads report it */
+	_Atomic uint32_t callers;  /* threads inside read, sread, trywait */
+	struct vchan *chan;        /* memb_lock */
 	struct vcq *next;          /* registry */
 };
 
@@ -66,8 +88,13 @@ struct vasync {
 	int have_pending;          /* an event read but not yet accepted by the EQ */
 	struct lfp_verbs_async_entry pending;
 	int pending_error;
+	int overrun;               /* the EQ overran: events are acked, dropped */
+	int overrun_told;          /* -LFP_EOVERRUN was returned once */
+	_Atomic uint32_t callers;  /* threads inside progress and trywait */
 };
 
+static pthread_mutex_t memb_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vchan *chan_head;   /* memb_lock */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vcq *reg_head;
 
@@ -102,6 +129,62 @@ static void ack_events(struct vcq *v, int force)
 		ibv_ack_cq_events(v->cq, v->unacked);
 		v->unacked = 0;
 	}
+}
+
+/* The record of channel ch, or NULL; memb_lock held. */
+static struct vchan *chan_find(struct ibv_comp_channel *ch)
+{
+	struct vchan *c;
+
+	for (c = chan_head; c; c = c->next)
+		if (c->channel == ch)
+			return c;
+	return NULL;
+}
+
+/*
+ * The first user of c: O_NONBLOCK on the channel fd, and the fd into the
+ * wait set.  memb_lock held.  0 or -errno; chan_put undoes what was done.
+ */
+static int chan_first(struct vchan *c)
+{
+	int fd = c->channel->fd, fl = fcntl(fd, F_GETFL), ret;
+
+	if (fl < 0)
+		return neg_errno();
+	c->orig_fl = fl;
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return neg_errno();
+	if (c->wait_set) {
+		ret = lfp_wait_add_fd(c->wait_set, fd, POLLIN, c);
+		if (ret)
+			return ret;
+		c->in_set = 1;
+	}
+	return 0;
+}
+
+/*
+ * A user of c leaves (its CQ already unregistered); the last one takes the
+ * fd out of the wait set, restores the fd flags when failed says the user's
+ * open failed (a failed open changes nothing), and frees c.  memb_lock held.
+ */
+static void chan_put(struct vchan *c, int failed)
+{
+	struct vchan **pp;
+
+	if (--c->users)
+		return;
+	if (c->in_set)
+		(void)lfp_wait_del_fd(c->wait_set, c->channel->fd);
+	if (failed && c->orig_fl >= 0 && !(c->orig_fl & O_NONBLOCK))
+		(void)fcntl(c->channel->fd, F_SETFL, c->orig_fl);
+	for (pp = &chan_head; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	free(c);
 }
 
 /* Take v out of the registry; reg_lock held. */
@@ -226,18 +309,21 @@ static int vcq_trywait_locked(struct vcq *v)
 static int vcq_trywait(struct lfp_fid *fid)
 {
 	struct vcq *v = to_vcq(fid);
+	struct lfp_fid *set;
 	int ret;
 
 	if (v->wait_obj == LFP_WAIT_NONE)
 		return -EINVAL;
+	(void)atomic_fetch_add(&v->callers, 1);
 	if (v->wait_set) {
-		struct lfp_fid *set = &v->wait_set->fid;
-
-		return lfp_trywait(&set, 1); /* re-checks every member */
+		set = &v->wait_set->fid;
+		ret = lfp_trywait(&set, 1); /* re-checks every member */
+	} else {
+		pthread_mutex_lock(&v->lock);
+		ret = vcq_trywait_locked(v);
+		pthread_mutex_unlock(&v->lock);
 	}
-	pthread_mutex_lock(&v->lock);
-	ret = vcq_trywait_locked(v);
-	pthread_mutex_unlock(&v->lock);
+	(void)atomic_fetch_sub(&v->callers, 1);
 	return ret;
 }
 
@@ -296,8 +382,10 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
                           struct lfp_verbs_cq **vcqp, void *context)
 {
 	struct lfp_verbs_cq_attr a;
+	struct vchan *c, *spare;
 	struct vcq *v, *o;
-	int ret = 0, shared_in_set = 0;
+	uint32_t credited;
+	int ret = 0, joined = 0;
 
 	if (!cq || !channel || !vcqp || channel->fd < 0 || cq->channel != channel)
 		return -EINVAL;
@@ -314,8 +402,12 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	if (a.wait_set && lfp_binding_check(&a.wait_set->fid))
 		return -EPROTO; /* built with other lfpoll headers */
 	v = calloc(1, sizeof(*v));
-	if (!v)
+	spare = calloc(1, sizeof(*spare)); /* the channel's record, if first */
+	if (!v || !spare) {
+		free(v);
+		free(spare);
 		return -ENOMEM;
+	}
 	/* Filled by the device: no producer pushes its poll link (sticky). */
 	lfp_binding_init(&v->pub.fid, LFP_CLASS_VERBS_CQ, context, &vcq_ops,
 	                 &v->member, 1);
@@ -324,74 +416,93 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	v->ack_batch = a.ack_batch ? a.ack_batch : LFP_VERBS_ACK_BATCH;
 	v->solicited_only = a.solicited_only;
 	v->wait_obj = a.wait_obj;
+	/* Set before v is published: a drain that credits v wakes it. */
+	v->wait_set = a.wait_set;
 	v->armed = 1; /* before it is published and armed: see vcq_trywait_locked */
 	if (pthread_mutex_init(&v->lock, NULL)) {
 		free(v);
+		free(spare);
 		return -ENOMEM;
 	}
-	ret = set_nonblock(channel->fd);
-	if (ret)
-		goto fail;
 
 	/* One binding object per CQ; an FD object owns its channel (its
 	 * waiters sleep on the channel fd itself); CQs share a channel only
-	 * inside one wait set, which watches the fd once. */
+	 * inside one wait set, which watches the fd once.  The checks come
+	 * first: a refused open changes nothing, not even the fd's flags. */
+	pthread_mutex_lock(&memb_lock);
 	pthread_mutex_lock(&reg_lock);
 	for (o = reg_head; o && !ret; o = o->next) {
 		if (o->cq == cq)
 			ret = -EEXIST;
-		else if (o->channel == channel) {
-			if (a.wait_obj == LFP_WAIT_FD || o->wait_obj == LFP_WAIT_FD ||
-			    o->wait_set != a.wait_set)
-				ret = -EBUSY;
-			else if (a.wait_set)
-				shared_in_set = 1;
-		}
+		else if (o->channel == channel &&
+		         (a.wait_obj == LFP_WAIT_FD || o->wait_obj == LFP_WAIT_FD ||
+		          o->wait_set != a.wait_set))
+			ret = -EBUSY;
 	}
 	if (!ret) {
 		v->next = reg_head;
 		reg_head = v;
 	}
 	pthread_mutex_unlock(&reg_lock);
-	if (ret)
+	if (ret) {
+		pthread_mutex_unlock(&memb_lock);
 		goto fail;
-
-	if (a.wait_set) {
-		if (!shared_in_set) {
-			ret = lfp_wait_add_fd(a.wait_set, channel->fd, POLLIN, v);
-			if (ret)
-				goto fail_reg;
-		}
-		ret = lfp_binding_join(a.wait_set, &v->member);
-		if (ret) {
-			if (!shared_in_set)
-				lfp_wait_del_fd(a.wait_set, channel->fd);
-			goto fail_reg;
-		}
-		v->wait_set = a.wait_set;
 	}
-	/* Arm at open (docs/verbs.md), with solicited_only. */
+	c = chan_find(channel);
+	if (!c) {
+		c = spare;
+		spare = NULL;
+		c->channel = channel;
+		c->wait_set = a.wait_set;
+		c->orig_fl = -1;
+		c->next = chan_head;
+		chan_head = c;
+	}
+	v->chan = c;
+	/* The first user adds the fd; every later one finds it there, since
+	 * this runs under memb_lock as the last user's removal does. */
+	if (c->users++ == 0) {
+		ret = chan_first(c);
+		if (ret)
+			goto fail_reg;
+	}
+	if (a.wait_set) {
+		ret = lfp_binding_join(a.wait_set, &v->member);
+		if (ret)
+			goto fail_reg;
+		joined = 1;
+	}
+	pthread_mutex_unlock(&memb_lock);
+	free(spare);
+	spare = NULL;
+
+	/* Arm at open (docs/verbs.md), with solicited_only.  Not under
+	 * memb_lock: other opens and closes go on meanwhile. */
 	ret = ibv_req_notify_cq(cq, v->solicited_only);
 	if (ret) {
 		ret = -ret;
-		goto fail_set;
+		pthread_mutex_lock(&memb_lock);
+		goto fail_reg;
 	}
 	*vcqp = &v->pub;
 	return 0;
 
-fail_set:
-	if (v->wait_set) {
-		lfp_binding_leave(v->wait_set, &v->member);
-		if (!shared_in_set)
-			lfp_wait_del_fd(v->wait_set, channel->fd);
-	}
-fail_reg:
+fail_reg: /* memb_lock held */
+	if (joined)
+		lfp_binding_leave(a.wait_set, &v->member);
 	pthread_mutex_lock(&reg_lock);
 	reg_unlink(v);
 	pthread_mutex_unlock(&reg_lock);
+	/* Unregistered: events other CQs read for v meanwhile are acked. */
+	credited = atomic_exchange(&v->foreign, 0);
+	if (credited)
+		ibv_ack_cq_events(cq, credited);
+	chan_put(v->chan, 1);
+	pthread_mutex_unlock(&memb_lock);
 fail:
 	pthread_mutex_destroy(&v->lock);
 	free(v);
+	free(spare);
 	return ret;
 }
 
@@ -399,13 +510,10 @@ fail:
  * Up to n completions, the stash first, then the CQ.  CQEs with an error
  * status come back as polled.  Returns the count, -EAGAIN, or -errno.
  */
-API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
+static int vcq_read(struct vcq *v, struct ibv_wc *wc, int n)
 {
-	struct vcq *v = (struct vcq *)vcq;
 	int got = 0, r;
 
-	if (!v || !wc || n <= 0)
-		return -EINVAL;
 	pthread_mutex_lock(&v->lock);
 	while (got < n && v->stash_len) {
 		wc[got++] = v->stash[v->stash_head];
@@ -427,22 +535,30 @@ API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 	return got ? got : -EAGAIN;
 }
 
-/*
- * Blocking read: timeout in ms (< 0 infinite).  -EAGAIN on timeout;
- * -ENOSYS for NONE and SET (wait on the set instead).
- */
-API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
-                           int timeout)
+API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 {
 	struct vcq *v = (struct vcq *)vcq;
-	struct pollfd pfd;
-	int64_t deadline;
 	int ret;
 
 	if (!v || !wc || n <= 0)
 		return -EINVAL;
-	if (v->wait_obj != LFP_WAIT_FD)
-		return -ENOSYS;
+	(void)atomic_fetch_add(&v->callers, 1);
+	ret = vcq_read(v, wc, n);
+	(void)atomic_fetch_sub(&v->callers, 1);
+	return ret;
+}
+
+/*
+ * Blocking read: timeout in ms (< 0 infinite).  -EAGAIN on timeout;
+ * -ENOSYS for NONE and SET (wait on the set instead).
+ */
+static int vcq_sread(struct vcq *v, struct ibv_wc *wc, int n, int timeout)
+{
+	struct lfp_verbs_cq *vcq = &v->pub;
+	struct pollfd pfd;
+	int64_t deadline;
+	int ret;
+
 	deadline = lfp_binding_deadline(timeout);
 	for (;;) {
 		ret = lfp_verbs_cq_read(vcq, wc, n);
@@ -472,35 +588,57 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 	}
 }
 
+API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
+                           int timeout)
+{
+	struct vcq *v = (struct vcq *)vcq;
+	int ret;
+
+	if (!v || !wc || n <= 0)
+		return -EINVAL;
+	if (v->wait_obj != LFP_WAIT_FD)
+		return -ENOSYS;
+	/* Counted for the whole call, sleep included: close sees it. */
+	(void)atomic_fetch_add(&v->callers, 1);
+	ret = vcq_sread(v, wc, n, timeout);
+	(void)atomic_fetch_sub(&v->callers, 1);
+	return ret;
+}
+
 /*
- * Close: -EBUSY while in a poll set.  Reads what is left on an exclusively
- * owned channel and acks every event read for this CQ, so that the
- * caller's ibv_destroy_cq does not wait.  Stashed completions are dropped.
+ * Close: -EBUSY while in a poll set or while a thread is inside another call
+ * on the object (the misuse close can see).  Reads what is left on an
+ * exclusively owned channel and acks every event read for this CQ, so that
+ * the caller's ibv_destroy_cq does not wait.  Stashed completions are
+ * dropped.  The last CQ on a channel takes its fd out of the wait set.
  */
 API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 {
-	struct vcq *v = (struct vcq *)vcq, *o;
-	int shared = 0;
+	struct vcq *v = (struct vcq *)vcq;
 
 	if (!v)
 		return -EINVAL;
 	if (lfp_binding_in_poll_set(&v->member))
 		return -EBUSY;
+	pthread_mutex_lock(&v->lock);
+	if (atomic_load(&v->callers)) {
+		pthread_mutex_unlock(&v->lock);
+		return -EBUSY;
+	}
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&memb_lock);
 	if (v->wait_set)
 		lfp_binding_leave(v->wait_set, &v->member);
 	pthread_mutex_lock(&v->lock);
 	(void)drain_channel(v);
 	pthread_mutex_lock(&reg_lock);
 	reg_unlink(v);
-	for (o = reg_head; o; o = o->next)
-		if (o->channel == v->channel)
-			shared = 1;
 	pthread_mutex_unlock(&reg_lock);
 	/* Unregistered: nobody credits us any more; count what was credited. */
 	ack_events(v, 1);
 	pthread_mutex_unlock(&v->lock);
-	if (v->wait_set && !shared)
-		lfp_wait_del_fd(v->wait_set, v->channel->fd);
+	chan_put(v->chan, 0);
+	pthread_mutex_unlock(&memb_lock);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 	return 0;
@@ -565,16 +703,20 @@ static int vasync_trywait(struct lfp_fid *fid)
 {
 	struct vasync *a = (struct vasync *)(void *)fid;
 	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
-	int pending;
+	int pending, ret;
 
+	(void)atomic_fetch_add(&a->callers, 1);
 	/* Under the lock that progress writes it under (a data race
 	 * otherwise; make check SANITIZE=thread drives the two together). */
 	pthread_mutex_lock(&a->lock);
 	pending = a->have_pending;
 	pthread_mutex_unlock(&a->lock);
 	if (pending)
-		return -EAGAIN;
-	return poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
+		ret = -EAGAIN;
+	else
+		ret = poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
+	(void)atomic_fetch_sub(&a->callers, 1);
+	return ret;
 }
 
 static int vasync_close_fid(struct lfp_fid *fid)
@@ -623,7 +765,7 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 	return 0;
 }
 
-/* Queue one event into the EQ: 0, or -EAGAIN/-LFP_EOVERRUN (kept). */
+/* Queue the held event into the EQ: 0, or -errno with the event still held. */
 static int deliver(struct vasync *a)
 {
 	struct lfp_eq_err_entry err;
@@ -648,25 +790,41 @@ static int deliver(struct vasync *a)
 	return 0;
 }
 
-API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
+/*
+ * The held event: delivered (1), kept because the EQ is full with
+ * back-pressure (0), or dropped because the EQ overran (1: it is gone, and
+ * the overrun noted).  A DEVICE_FATAL that leaves marks the device gone.
+ * Lock held.
+ */
+static int flush_pending(struct vasync *a, int *moved)
 {
-	struct vasync *a = (struct vasync *)va;
+	int ret = a->overrun ? -LFP_EOVERRUN : deliver(a);
+
+	if (ret == 0)
+		(*moved)++;
+	else if (ret == -LFP_EOVERRUN)
+		a->overrun = 1; /* final (lfp_eq(3)): acked, dropped */
+	else
+		return 0; /* -EAGAIN (back-pressure): held until there is room */
+	a->have_pending = 0;
+	if (a->pending.type == IBV_EVENT_DEVICE_FATAL)
+		a->gone = 1;
+	return 1;
+}
+
+static int vasync_progress(struct vasync *a)
+{
 	struct ibv_async_event ev;
 	struct pollfd pfd;
 	unsigned t;
-	int moved = 0, ret;
+	int moved = 0, ret, was_overrun = a->overrun;
 
-	if (!a)
-		return -EINVAL;
-	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		if (a->have_pending) {
-			ret = deliver(a);
-			if (ret)
-				break; /* EQ full: the event waits here */
-			moved++;
-			if (a->pending.type == IBV_EVENT_DEVICE_FATAL)
-				a->gone = 1;
+		/* A held event the EQ still refuses: keep it, read nothing
+		 * more (the fd holds the rest, in order, until there is room). */
+		if (a->have_pending && !flush_pending(a, &moved)) {
+			ret = 0;
+			break;
 		}
 		if (a->gone) {
 			ret = moved ? 0 : -ENODEV;
@@ -687,7 +845,9 @@ API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 				ret = 0;
 				break;
 			}
-			if (errno == EIO) {
+			/* EIO: disassociated.  errno 0: EOF or a short read,
+			 * which a live device never gives.  Gone either way. */
+			if (errno == EIO || errno == 0) {
 				a->gone = 1;
 				continue;
 			}
@@ -714,16 +874,48 @@ API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 		/* Copied: ack now, so the owner can destroy the object. */
 		ibv_ack_async_event(&ev);
 	}
-	pthread_mutex_unlock(&a->lock);
+	/* The overrun is told once, by the call that met it; later calls
+	 * drain and ack, and return 0 (nothing can be moved) or -ENODEV. */
+	if (a->overrun && !was_overrun)
+		return -LFP_EOVERRUN;
 	return ret < 0 && moved == 0 ? ret : moved;
 }
 
-API int lfp_verbs_async_close(struct lfp_verbs_async *va)
+API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 {
 	struct vasync *a = (struct vasync *)va;
+	int ret;
 
 	if (!a)
 		return -EINVAL;
+	(void)atomic_fetch_add(&a->callers, 1);
+	pthread_mutex_lock(&a->lock);
+	ret = vasync_progress(a);
+	pthread_mutex_unlock(&a->lock);
+	(void)atomic_fetch_sub(&a->callers, 1);
+	return ret;
+}
+
+/*
+ * Close: -EBUSY while a thread is inside progress or trywait, and while the
+ * EQ still refuses an event that was read and acked (back-pressure): it is
+ * delivered here if the EQ has room, never dropped.
+ */
+API int lfp_verbs_async_close(struct lfp_verbs_async *va)
+{
+	struct vasync *a = (struct vasync *)va;
+	int moved = 0, held;
+
+	if (!a)
+		return -EINVAL;
+	/* Before the lock, which progress holds for its whole call. */
+	if (atomic_load(&a->callers))
+		return -EBUSY;
+	pthread_mutex_lock(&a->lock);
+	held = a->have_pending && !flush_pending(a, &moved);
+	pthread_mutex_unlock(&a->lock);
+	if (held)
+		return -EBUSY;
 	lfp_binding_eq_detach(a->eq);
 	pthread_mutex_destroy(&a->lock);
 	free(a);

@@ -9,7 +9,9 @@
  *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
  * given: the caller destroys them after the binding's close.  Every call
- * returns 0 or a count, or a negative errno.
+ * returns 0 or a count, or a negative errno.  Every call is thread-safe
+ * except a close, which must not run concurrently with any other call on
+ * the same object (-EBUSY when it sees a thread still inside one).
  */
 #ifndef LFPOLL_VERBS_H
 #define LFPOLL_VERBS_H
