@@ -82,7 +82,6 @@ struct vasync {
 	struct lfp_verbs_async pub;
 	struct ibv_context *ctx;
 	struct lfp_eq *eq;
-	struct lfp_binding_member member; /* unused: it joins no set */
 	pthread_mutex_t lock;
 	int gone;                  /* device fatal or EIO: reading has stopped */
 	int have_pending;          /* an event read but not yet accepted by the EQ */
@@ -755,8 +754,9 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 		free(a);
 		return -ENOMEM;
 	}
+	/* It joins no set: no member. */
 	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops,
-	                 &a->member, 0);
+	                 NULL, 0);
 	a->ctx = ctx;
 	a->eq = eq;
 	/* lfp_eq_close is -EBUSY now; async events are named in strerror. */

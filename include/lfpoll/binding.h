@@ -48,9 +48,10 @@ LFP_INLINE int lfp_binding_check(const struct lfp_fid *fid)
 }
 
 /*
- * Set up a binding object's fid (class, context, ops, ABI) and its member.
- * sticky: the object's work arrives with no producer to push its poll
- * link (a device fills it), so poll sets check it on every lfp_poll.
+ * Set up a binding object's fid (class, context, ops, ABI) and its member
+ * (m NULL: the object joins no set).  sticky: the object's work arrives
+ * with no producer to push its poll link (a device fills it), so poll sets
+ * check it on every lfp_poll.
  */
 LFP_INLINE void lfp_binding_init(struct lfp_fid *fid, uint32_t fclass,
                                  void *context, const struct lfp_fid_ops *ops,
@@ -60,6 +61,8 @@ LFP_INLINE void lfp_binding_init(struct lfp_fid *fid, uint32_t fclass,
 	fid->abi = LFP_ABI_VERSION;
 	fid->context = context;
 	fid->ops = ops;
+	if (!m)
+		return;
 	memset(m, 0, sizeof(*m));
 	m->poll.fid = fid;
 	m->poll.sticky = sticky ? 1 : 0;
