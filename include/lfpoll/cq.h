@@ -380,17 +380,24 @@ struct lfp__cq_wait {
 };
 
 /*
- * Published completions only: a position a producer claimed and has not
- * yet published cannot be read, so counting it (as lfp_ring_count does)
- * made sread spin past its deadline while a producer stalled there.
+ * Whether at least threshold completions can be read.  Published ones
+ * only: a position a producer claimed and has not yet published cannot be
+ * read, so counting it (as lfp_ring_count does) made sread spin past its
+ * deadline while a producer stalled there.
  */
+LFP_INLINE int lfp__cq_has(struct lfp_cq *cq, size_t threshold)
+{
+	if (LFP__BROKEN("C"))
+		return lfp_ring_count(&cq->entries) >= threshold;
+	return lfp__ring_published(&cq->entries, threshold) >= threshold;
+}
+
+/* sread's condition: the threshold, an error, or a signal. */
 LFP_INLINE int lfp__cq_threshold_ready(void *arg)
 {
 	struct lfp__cq_wait *w = (struct lfp__cq_wait *)arg;
 
-	if (LFP__BROKEN("C") && lfp_ring_count(&w->cq->entries) >= w->threshold)
-		return 1;
-	return lfp__ring_published(&w->cq->entries, w->threshold) >= w->threshold ||
+	return lfp__cq_has(w->cq, w->threshold) ||
 	       lfp__errq_ready(&w->cq->errq) ||
 	       lfp__ld_rlx_u32(&w->cq->signals) != w->signals;
 }
@@ -452,8 +459,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 	for (;;) {
 		if (lfp__errq_ready(&cq->errq))
 			return -LFP_EAVAIL;
-		if (lfp__ring_published(&cq->entries, w.threshold) >= w.threshold ||
-		    (LFP__BROKEN("C") && lfp_ring_count(&cq->entries) >= w.threshold)) {
+		if (lfp__cq_has(cq, w.threshold)) {
 			ret = lfp_cq_readfrom(cq, buf, count, src_addr);
 			if (ret != -EAGAIN)
 				return ret;

@@ -626,29 +626,19 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
 	return k;
 }
 
-LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst_gated(struct lfp_ring *r,
-                                                      void *dst, size_t len_each,
-                                                      size_t n, int *why,
-                                                      int (*gate)(const void *),
-                                                      const void *garg)
+LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                                size_t len_each, size_t n)
 {
 	unsigned char *d = (unsigned char *)dst;
 	uint64_t pos = 0;
 	size_t k, i;
+	int why;
 
-	k = lfp__ring_claim_cons(r, n, len_each, &pos, why, gate, garg);
+	k = lfp__ring_claim_cons(r, n, len_each, &pos, &why, NULL, NULL);
 	for (i = 0; i < k; i++)
 		lfp__ring_drain_at(r, pos + i, len_each ? d + i * len_each : d,
 		                   len_each);
 	return k;
-}
-
-LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
-                                                size_t len_each, size_t n)
-{
-	int why;
-
-	return lfp__ring_dequeue_burst_gated(r, dst, len_each, n, &why, NULL, NULL);
 }
 
 /*
