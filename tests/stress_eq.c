@@ -3,10 +3,11 @@
  * half of the EQ contract (docs/contract.md, "Event queues" and "Trywait"), as a standalone program
  * so that it also runs under ThreadSanitizer.
  *
- * Every event names its writer and sequence in the event code (writer << 24
- * | seq) and carries a payload of 0..entry_size bytes derived from both (when
- * there is room, the writer, the sequence and a checksum of the rest are at
- * its start); readers rebuild the expected payload and compare every byte.
+ * Every event carries a payload of PHDR..entry_size bytes derived from its
+ * writer and sequence, which head the payload with a checksum of the rest;
+ * its code (which must fit LFP_EQ_MAX_EVENT) repeats the writer and the low
+ * bits of the sequence.  Readers rebuild the expected payload from the
+ * header, compare every byte, and check that the code agrees.
  *
  * Phases, each with one summary line:
  *   mpmc        4 writers x 4 readers on one small back-pressured EQ (FD, then
@@ -52,7 +53,7 @@
 #define ESZ      64           /* entry_size of every EQ here */
 #define MAXW     4            /* writers per phase at most */
 #define MAXR     4            /* readers per phase at most */
-#define STOP     0xFFFFFFFFu  /* event code: a reader's cue to return */
+#define STOP     LFP_EQ_MAX_EVENT /* event code: a reader's cue to return */
 #define PHDR     12           /* writer, seq, checksum at the payload's start */
 
 static const char *flavour(void)
@@ -93,9 +94,10 @@ static void eq_close(struct lfp_eq *eq)
 
 /* ------------------------------------------------------------ events */
 
+/* Below STOP for every writer < MAXW. */
 static uint32_t ev_code(unsigned w, uint32_t seq)
 {
-	return (uint32_t)w << 24 | seq;
+	return (uint32_t)w << 11 | (seq & 0x7ff);
 }
 
 static uint64_t mix(uint64_t x)
@@ -107,19 +109,17 @@ static uint64_t mix(uint64_t x)
 static size_t make_payload(unsigned w, uint32_t seq, unsigned char *buf)
 {
 	uint64_t h = mix((uint64_t)w << 32 | seq);
-	size_t len = (size_t)(h % (ESZ + 1)), i;
+	size_t len = PHDR + (size_t)(h % (ESZ - PHDR + 1)), i;
 	uint32_t sum, ww = w;
 
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)(h >> (8 * (i % 8))) ^ (unsigned char)(i * 29u);
-	if (len >= PHDR) {
-		sum = stress_checksum(STRESS_CHECKSUM_INIT, buf + PHDR, len - PHDR);
-		sum = stress_checksum(sum, &ww, sizeof(ww));
-		sum = stress_checksum(sum, &seq, sizeof(seq));
-		memcpy(buf, &ww, 4);
-		memcpy(buf + 4, &seq, 4);
-		memcpy(buf + 8, &sum, 4);
-	}
+	sum = stress_checksum(STRESS_CHECKSUM_INIT, buf + PHDR, len - PHDR);
+	sum = stress_checksum(sum, &ww, sizeof(ww));
+	sum = stress_checksum(sum, &seq, sizeof(seq));
+	memcpy(buf, &ww, 4);
+	memcpy(buf + 4, &seq, 4);
+	memcpy(buf + 8, &sum, 4);
 	return len;
 }
 
@@ -133,12 +133,19 @@ static unsigned check_event(const char *phase, unsigned r, uint32_t code,
                             unsigned nw, uint32_t per, uint32_t *seq)
 {
 	unsigned char want[ESZ];
-	unsigned w = code >> 24;
+	uint32_t w = UINT32_MAX;
 	size_t len;
 
-	*seq = code & 0xFFFFFF;
-	CHECK(w < nw && *seq < per, "%s: reader %u got event code %#x: no such "
-	      "writer/sequence", phase, r, code);
+	*seq = UINT32_MAX;
+	if (n >= PHDR) {
+		memcpy(&w, buf, 4);
+		memcpy(seq, buf + 4, 4);
+	}
+	CHECK(w < nw && *seq < per, "%s: reader %u got event code %#x with %zd "
+	      "bytes: no such writer/sequence", phase, r, code, n);
+	CHECK(code == ev_code(w, *seq), "%s: reader %u: writer %u seq %u came "
+	      "with code %#x, written with %#x", phase, r, w, *seq, code,
+	      ev_code(w, *seq));
 	len = make_payload(w, *seq, want);
 	CHECK(n == (ssize_t)len, "%s: reader %u: writer %u seq %u written with "
 	      "%zu bytes, read %zd", phase, r, w, *seq, len, n);
@@ -456,8 +463,8 @@ static void pp_get(struct pingpong *pp, struct lfp_eq *eq, uint32_t want,
 	ssize_t n = lfp_eq_sread(eq, &code, buf, sizeof(buf), -1, 0);
 
 	CHECK(n >= 0, "%s: %s: sread(-1) in round %u = %zd", pp->name, who, want, n);
-	CHECK(code == want, "%s: %s: round %u got event %u", pp->name, who, want,
-	      code);
+	CHECK(code == ev_code(0, want), "%s: %s: round %u got event %u",
+	      pp->name, who, want, code);
 	len = make_payload(0, want, exp);
 	CHECK(n == (ssize_t)len && memcmp(buf, exp, len) == 0, "%s: %s: round "
 	      "%u: payload differs", pp->name, who, want);
@@ -467,7 +474,7 @@ static void pp_put(struct pingpong *pp, struct lfp_eq *eq, uint32_t i)
 {
 	unsigned char buf[ESZ];
 	size_t len = make_payload(0, i, buf);
-	ssize_t n = lfp_eq_write(eq, i, buf, len, 0);
+	ssize_t n = lfp_eq_write(eq, ev_code(0, i), buf, len, 0);
 
 	CHECK(n == (ssize_t)len, "%s: write in round %u = %zd", pp->name, i, n);
 }
@@ -1056,7 +1063,6 @@ int main(void)
 	uint64_t t0 = stress_now_ns();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	CHECK(stress_count(200000, 60000) < (1u << 24), "sequences must fit 24 bits");
 
 	phase_mpmc(LFP_WAIT_FD, (uint32_t)stress_count(50000, 25000));
 	phase_mpmc(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(25000, 12000));

@@ -50,6 +50,10 @@
  *      its poll link's push while the fi_poll(3) loop consumes the change
  *      through trywait and arms again: the set's fd must wake after the
  *      push (found by W; the wake used to go out first).
+ *   J  the error count: an error writer parked between counting and
+ *      publishing (errq.write.half) while a reader takes what is queued and
+ *      another writer queues an error and an event: the read must return
+ *      -LFP_EAVAIL.
  *   H  lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT on a POLLFD
  *      set) from other threads, for ThreadSanitizer; FD, POLLFD, YIELD.
  *
@@ -279,7 +283,7 @@ static int poll_in(int fd, int timeout_ms)
  * says; the result, wall time and the thread's CPU time are kept. */
 enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
-	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE
+	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR
 };
 
 struct call {
@@ -348,6 +352,15 @@ static void *call_main(void *arg)
 		payload = c->value;
 		c->ret = lfp_eq_write(c->eq, c->event, &payload, sizeof(payload), 0);
 		break;
+	case CALL_EQ_WRITE_ERR: {
+		struct lfp_eq_err_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.err = EIO;
+		e.data = c->value;
+		c->ret = lfp_eq_write_err(c->eq, &e);
+		break;
+	}
 	}
 	c->ctx = buf[0].op_context;
 	c->cpu = thread_cpu_seconds() - cpu0;
@@ -1542,6 +1555,73 @@ static void test_i(void)
 	       "fi_poll(3) loop after its link is pushed\n");
 }
 
+/* ================================================================ J */
+
+/* Read every queued error of eq; returns how many, their data ORed. */
+static unsigned j_drain_errors(struct lfp_eq *eq, uint64_t *datas)
+{
+	struct lfp_eq_err_entry e;
+	unsigned n = 0;
+
+	*datas = 0;
+	for (;;) {
+		memset(&e, 0, sizeof(e));
+		if (lfp_eq_readerr(eq, &e, 0) != (ssize_t)sizeof(e))
+			return n;
+		*datas |= e.data;
+		n++;
+	}
+}
+
+/*
+ * The error count that lets the event path skip the error queue: a writer
+ * parked between counting and publishing its error (errq.write.half) while
+ * a reader takes whatever is queued, another writer queues an error and
+ * then an event: the read must return -LFP_EAVAIL.  Counting after the
+ * publish let the first writer's entry be taken before it was counted, so
+ * the second error's count cancelled out and the event went first.
+ */
+static void test_j(void)
+{
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, 0, 0, NULL);
+	struct lfp_eq_err_entry err;
+	uint64_t v = 7, datas;
+	uint32_t ev;
+	struct call w;
+	ssize_t n;
+
+	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
+	w.eq = eq;
+	w.value = 1;
+	call_start_parked(&w, "J: the first error writer");
+	(void)j_drain_errors(eq, &datas);     /* takes error 1 if published */
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.data = 2;
+	n = lfp_eq_write_err(eq, &err);        /* error 2, then an event */
+	CHECK(n == (ssize_t)sizeof(err), "lfp_eq_write_err: %zd", n);
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == -LFP_EAVAIL, "J: a read returned %zd while an error queued "
+	      "before its event was pending (the error count read 0: an error "
+	      "taken before its writer counted it cancelled the next one)", n);
+	parker_release(&w.park);
+	CHECK(call_wait(&w, 10), "J: the parked error writer hung");
+	call_join(&w);
+	CHECK(w.ret == (ssize_t)sizeof(err), "J: parked write_err: %zd", w.ret);
+	(void)j_drain_errors(eq, &v);
+	datas |= v;
+	CHECK(datas == 3, "J: errors read: data %#llx, want 0x3 (one lost?)",
+	      (unsigned long long)datas);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 7, "J: the event after the errors: "
+	      "%zd", n);
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+	printf("  J: ok: an error writer parked between its count and its publish "
+	       "does not let a later event pass a later error\n");
+}
+
 /* ================================================================ main */
 
 struct test {
@@ -1558,6 +1638,7 @@ static const struct test tests[] = {
 	{ 'F', "F: errors before events", test_f },
 	{ 'G', "G: overrun is final", test_g },
 	{ 'I', "I: the wake comes after the poll link's push", test_i },
+	{ 'J', "J: the error count never hides an error", test_j },
 	{ 'W', "W: every schedule point walked", test_walk },
 	{ 'H', "H: lfp_wait against add_fd/del_fd", test_h },
 };
@@ -1572,8 +1653,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
-		CHECK(strlen(b) == 1 && strchr("ABCEFGI", b[0]), "LFP_BROKEN=%s: "
-		      "one of A B C E F G I", b);
+		CHECK(strlen(b) == 1 && strchr("ABCEFGIJ", b[0]), "LFP_BROKEN=%s: "
+		      "one of A B C E F G I J", b);
 		broken[0] = b[0];
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
 		       "on: its test must fail\n", broken, broken);

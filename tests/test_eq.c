@@ -295,6 +295,54 @@ Test(eq, open_size_out_of_range_is_einval)
 	cr_assert_eq(open_ret(&attr), -EINVAL, "entry_size SIZE_MAX accepted");
 }
 
+Test(eq, entry_size_limit_is_max_entry_size)
+{
+	struct lfp_eq_attr attr;
+	struct lfp_eq *eq;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = 4;
+	attr.entry_size = LFP_EQ_MAX_ENTRY_SIZE + 1;
+	cr_assert_eq(open_ret(&attr), -EINVAL, "entry_size %zu accepted",
+	             attr.entry_size);
+	attr.entry_size = LFP_EQ_MAX_ENTRY_SIZE;
+	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
+	put(eq, LFP_EQ_MAX_EVENT, 7, 1000);
+	take(eq, LFP_EQ_MAX_EVENT, 7, 1000, LFP_PEEK);
+	take(eq, LFP_EQ_MAX_EVENT, 7, 1000, 0);
+	lfp_eq_close(eq);
+}
+
+/* The code shares the slot word with the length: every code up to the
+ * largest, with every length, comes back whole. */
+Test(eq, event_code_and_length_round_trip)
+{
+	static const uint32_t codes[] = {
+		LFP_NOTIFY, LFP_CONNREQ, LFP_JOIN_COMPLETE, LFP_EVENT_USER,
+		0xff, 0x100, 0x1234, LFP_EQ_MAX_EVENT - 1, LFP_EQ_MAX_EVENT,
+	};
+	struct lfp_eq_attr attr;
+	struct lfp_eq *eq;
+	unsigned char b = 0;
+	size_t i, len;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = 8;
+	attr.entry_size = 24; /* an fi_eq_entry: two slots a line */
+	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		for (len = 0; len <= 24; len += 8) {
+			put(eq, codes[i], (unsigned)(i * 31 + len), len);
+			take(eq, codes[i], (unsigned)(i * 31 + len), len, LFP_PEEK);
+			take(eq, codes[i], (unsigned)(i * 31 + len), len, 0);
+		}
+	cr_assert_eq(lfp_eq_write(eq, LFP_EQ_MAX_EVENT + 1, &b, 1, 0), -EINVAL,
+	             "a code above LFP_EQ_MAX_EVENT was accepted");
+	cr_assert_eq(lfp_eq_write(eq, UINT32_MAX, &b, 1, 0), -EINVAL);
+	cr_assert_eq(read_ret(eq, 0), -EAGAIN, "a refused write queued something");
+	lfp_eq_close(eq);
+}
+
 Test(eq, open_honours_entry_size)
 {
 	unsigned char big[301];
@@ -400,7 +448,7 @@ Test(eq, read_returns_events_in_fifo_order_one_per_call)
 	struct lfp_eq *eq = open_eq(16, 0, LFP_WAIT_NONE, 64);
 	uint32_t codes[] = { LFP_NOTIFY, LFP_CONNREQ, LFP_CONNECTED, LFP_SHUTDOWN,
 	                     LFP_MR_COMPLETE, LFP_AV_COMPLETE, LFP_JOIN_COMPLETE,
-	                     LFP_EVENT_USER, 0xFFFFFFFFu };
+	                     LFP_EVENT_USER, LFP_EQ_MAX_EVENT };
 	size_t n = sizeof(codes) / sizeof(codes[0]), i, round;
 
 	/* Several laps, so that slots are reused. */
@@ -1463,7 +1511,8 @@ static void no_waiter_no_signal(enum lfp_wait_obj obj)
 
 	memset(buf, 0x11, sizeof(buf));
 	for (i = 0; i < 1000000; i++) {
-		cr_assert_eq(lfp_eq_write(eq, i, buf, i % 17, 0), (ssize_t)(i % 17));
+		cr_assert_eq(lfp_eq_write(eq, i & 0xfff, buf, i % 17, 0),
+		             (ssize_t)(i % 17));
 		cr_assert_eq(lfp_eq_read(eq, &ev, buf, sizeof(buf), 0),
 		             (ssize_t)(i % 17));
 	}

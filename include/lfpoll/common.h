@@ -82,7 +82,7 @@ LFP_INLINE int lfp__neg_errno(void)
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 2
+#define LFP_ABI_VERSION 3
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */

@@ -254,22 +254,25 @@ LFP_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
                                     const lfp_addr_t *src_addr, size_t count)
 {
 	const unsigned char *s = (const unsigned char *)entries;
-	uint64_t pos = 0, *w;
+	struct lfp__ring_geo g;
+	unsigned char *d;
+	uint64_t pos = 0;
 	size_t k, i, esz;
 	lfp_addr_t addr;
 
 	if (!cq || !entries || count == 0)
 		return -EINVAL;
 	esz = cq->entry_size;
-	k = lfp__ring_claim_prod(&cq->entries, count, &pos);
+	g = lfp__ring_geo(&cq->entries);
+	k = lfp__ring_claim_prod(&cq->entries, &g, count, &pos);
 	if (!k)
 		return -EAGAIN;
 	for (i = 0; i < k; i++) {
-		w = lfp__ring_word(&cq->entries, pos + i);
+		d = lfp__ring_data(&g, pos + i);
 		addr = src_addr ? src_addr[i] : LFP_ADDR_NOTAVAIL;
-		lfp__copy_racy_in(w + 1, s + i * esz, esz);
-		lfp__copy_racy_in((unsigned char *)(w + 1) + esz, &addr, sizeof(addr));
-		lfp__ring_publish(w, pos + i, esz + sizeof(addr)); /* P1 */
+		lfp__copy_racy_in(d, s + i * esz, esz);
+		lfp__copy_racy_in(d + esz, &addr, sizeof(addr));
+		lfp__ring_publish(&g, pos + i, (uint32_t)(esz + sizeof(addr))); /* P1 */
 	}
 	lfp__notify_all(cq->w.sig, &cq->link);
 	return (ssize_t)k;
@@ -313,8 +316,9 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
                                    lfp_addr_t *src_addr)
 {
-	unsigned char *d = (unsigned char *)buf;
-	uint64_t pos = 0, *w;
+	unsigned char *d = (unsigned char *)buf, *sd;
+	struct lfp__ring_geo g;
+	uint64_t pos = 0;
 	size_t k, i, esz;
 	int why;
 
@@ -323,17 +327,18 @@ LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
 	esz = cq->entry_size;
 	if (LFP__BROKEN("F") && lfp__errq_ready(&cq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
-	k = lfp__ring_claim_cons(&cq->entries, count, esz + sizeof(lfp_addr_t), &pos,
-	                         &why, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	g = lfp__ring_geo(&cq->entries);
+	k = lfp__ring_claim_cons(&cq->entries, &g, count, esz + sizeof(lfp_addr_t),
+	                         &pos, &why,
+	                         LFP__BROKEN("F") ? NULL : lfp__errq_gate,
 	                         &cq->errq);
 	for (i = 0; i < k; i++) {
 		/* R3 in the claim ordered the contents; we own the slots. */
-		w = lfp__ring_word(&cq->entries, pos + i);
-		memcpy(d + i * esz, w + 1, esz);
+		sd = lfp__ring_data(&g, pos + i);
+		memcpy(d + i * esz, sd, esz);
 		if (src_addr)
-			memcpy(&src_addr[i], (unsigned char *)(w + 1) + esz,
-			       sizeof(lfp_addr_t));
-		lfp__ring_free(&cq->entries, w, pos + i);
+			memcpy(&src_addr[i], sd + esz, sizeof(lfp_addr_t));
+		lfp__ring_free(&g, pos + i);
 	}
 	if (k)
 		return (ssize_t)k;

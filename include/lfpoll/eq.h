@@ -2,8 +2,9 @@
  * lfpoll event queue: fi_eq(3) semantics on two lock-free rings, one for
  * events and one for errors, with the trywait protocol of signal.h.
  *
- * An event slot holds an 8-byte header (the event code) and up to
- * entry_size payload bytes.  An error slot holds a struct lfp_eq_err_entry
+ * An event slot is the ring's: its word carries the event code beside the
+ * payload length (code << 16 | length), so the slot holds only the payload,
+ * up to entry_size bytes.  An error slot holds a struct lfp_eq_err_entry
  * followed by up to entry_size bytes of provider error data.  The overrun
  * state is a flag, not an entry, so it can always be reported even when the
  * error queue is full.
@@ -36,6 +37,9 @@ enum {
 #define LFP_EQ_DEFAULT_ENTRY_SIZE 64
 /* The error queue holds this many entries at most (fewer for small EQs). */
 #define LFP_EQ_ERR_CAPACITY       1024
+/* Limits of an event: its code and its payload share the slot word. */
+#define LFP_EQ_MAX_EVENT          0xfffe
+#define LFP_EQ_MAX_ENTRY_SIZE     0xffff
 
 struct lfp_eq_attr {
 	size_t size;                 /* capacity, a minimum; 0 = default */
@@ -77,10 +81,12 @@ struct lfp_eq {
 	struct lfp__signal own;
 };
 
-#define LFP__EQ_HDR 8 /* event code + reserved, before the payload */
-/* A slot length no event has (every event carries its header): a position
- * whose writer found the EQ overrun after claiming it.  Readers skip it. */
-#define LFP__EQ_VOID 0
+/* An event's slot metadata: code << 16 | payload length. */
+#define LFP__EQ_LEN_MASK 0xffffu
+#define LFP__EQ_META(event, len) ((uint32_t)(event) << 16 | (uint32_t)(len))
+/* The metadata of a void entry, an event code no event has: a position whose
+ * writer found the EQ overrun after claiming it.  Readers skip it. */
+#define LFP__EQ_VOID LFP__EQ_META(LFP_EQ_MAX_EVENT + 1, 0)
 #define LFP__EQ_OPEN_FLAGS (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE)
 
 /*
@@ -160,12 +166,12 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 		a = *attr;
 	if ((a.flags & ~LFP__EQ_OPEN_FLAGS) || lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
-	if (a.size > LFP_RING_MAX_CAPACITY || a.entry_size > (size_t)INT32_MAX / 2)
+	if (a.size > LFP_RING_MAX_CAPACITY || a.entry_size > LFP_EQ_MAX_ENTRY_SIZE)
 		return -EINVAL;
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_EQ_DEFAULT_SIZE);
 	ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
 	esz = a.entry_size ? a.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
-	rmem = lfp_ring_memsize(cap, LFP__EQ_HDR + esz);
+	rmem = lfp_ring_memsize(cap, esz);
 	if (!rmem || !lfp__errq_memsize(ecap, sizeof(struct lfp_eq_err_entry), esz))
 		return -EINVAL;
 
@@ -177,7 +183,8 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 		free(eq);
 		return -ENOMEM;
 	}
-	lfp_ring_init(&eq->events, p, cap, LFP__EQ_HDR + esz);
+	lfp_ring_init(&eq->events, p, cap, esz);
+	eq->events.len_mask = LFP__EQ_LEN_MASK; /* the code sits above it */
 	ret = lfp__errq_init(&eq->errq, ecap, sizeof(struct lfp_eq_err_entry), esz);
 	if (ret) {
 		lfp__eq_free(eq);
@@ -235,22 +242,23 @@ LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
  * Queue one event of len payload bytes (0 is legal).  Returns len,
  * -EMSGSIZE when len > entry_size (nothing written), -LFP_EOVERRUN on a full
  * (now overrun) or overrun EQ, -EAGAIN when full with LFP_EQ_BACKPRESSURE.
- * flags must be 0.
+ * flags must be 0; event at most LFP_EQ_MAX_EVENT.
  */
 LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
                                 const void *buf, size_t len, uint64_t flags)
 {
-	uint32_t hdr[2];
-	uint64_t pos, *w;
+	struct lfp__ring_geo g;
+	uint64_t pos;
 
-	if (!eq || (!buf && len) || flags)
+	if (!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT)
 		return -EINVAL;
 	if (len > eq->entry_size)
 		return -EMSGSIZE;
 	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
-	if (!lfp__ring_claim1_prod(&eq->events, &pos, &w))
+	g = lfp__ring_geo(&eq->events);
+	if (!lfp__ring_claim_prod(&eq->events, &g, 1, &pos))
 		return lfp__eq_full(eq);
 	LFP__SCHED("eq.write.claimed", eq);
 	/*
@@ -263,16 +271,12 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 	 */
 	lfp__mb_after_rmw();
 	if (lfp__ld_acq_u32(&eq->overrun) && !LFP__BROKEN("G")) {
-		lfp__ring_publish(w, pos, LFP__EQ_VOID);
+		lfp__ring_publish(&g, pos, LFP__EQ_VOID);
 		if (eq->w.sig)
 			lfp__signal_notify(eq->w.sig);
 		return -LFP_EOVERRUN;
 	}
-	hdr[0] = event;
-	hdr[1] = 0;
-	lfp__copy_racy_in(w + 1, hdr, sizeof(hdr));
-	lfp__copy_racy_in((unsigned char *)(w + 1) + sizeof(hdr), buf, len);
-	lfp__ring_publish(w, pos, sizeof(hdr) + len); /* P1 */
+	lfp__ring_put(&g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)len;
@@ -316,22 +320,22 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
                                size_t len, uint64_t flags)
 {
-	uint32_t hdr[2];
-	uint64_t pos, word, *w;
-	size_t n;
+	struct lfp__ring_geo g;
+	uint32_t meta;
+	uint64_t pos;
 	ssize_t r;
-	unsigned char *d;
 	int why;
 
 	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
 		return -EINVAL;
 	if (LFP__BROKEN("F") && lfp__errq_ready(&eq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
+	g = lfp__ring_geo(&eq->events);
 	for (;;) {
 		if (flags & LFP_PEEK) {
-			r = lfp__ring_peek_split(&eq->events, hdr, sizeof(hdr), buf,
-			                         len, &pos);
-			if (r == LFP__EQ_VOID) {
+			r = lfp__ring_peek_split(&eq->events, NULL, 0, buf, len,
+			                         &pos, &meta);
+			if (r >= 0 && meta == LFP__EQ_VOID) {
 				/* Skip a void entry; -ESTALE: another
 				 * reader took it.  Either way, look again. */
 				(void)lfp_ring_consume(&eq->events, pos);
@@ -342,28 +346,25 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 			if (r >= 0 && lfp__errq_ready(&eq->errq))
 				return -LFP_EAVAIL;
 			if (r >= 0) {
-				*event = hdr[0];
-				return r - LFP__EQ_HDR;
+				*event = meta >> 16;
+				return r;
 			}
 			why = r == -LFP_ETOOSMALL ? LFP__RING_TOO_BIG : LFP__RING_EMPTY;
-		} else if (lfp__ring_claim1_cons(&eq->events,
-		                                 LFP__EQ_HDR + (len < eq->entry_size ?
-		                                                len : eq->entry_size),
-		                                 &pos, &w, &word, &why,
-		                                 LFP__BROKEN("F") ? NULL : lfp__errq_gate,
-		                                 &eq->errq)) {
-			n = (uint32_t)word;
-			if (n == LFP__EQ_VOID) {
-				lfp__ring_free(&eq->events, w, pos);
+		} else if (lfp__ring_claim_cons(&eq->events, &g, 1,
+		                                len < eq->entry_size ? len
+		                                                     : eq->entry_size,
+		                                &pos, &why,
+		                                LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+		                                &eq->errq)) {
+			meta = lfp__ring_meta(&g, pos);
+			if (meta == LFP__EQ_VOID) {
+				lfp__ring_free(&g, pos);
 				continue;
 			}
-			d = (unsigned char *)(w + 1);
-			memcpy(hdr, d, sizeof(hdr));
-			if (n > LFP__EQ_HDR && buf) /* buf is non-NULL when n fits */
-				memcpy(buf, d + LFP__EQ_HDR, n - LFP__EQ_HDR);
-			lfp__ring_free(&eq->events, w, pos);
-			*event = hdr[0];
-			return (ssize_t)(n - LFP__EQ_HDR);
+			*event = meta >> 16;
+			/* A payload of exactly len bytes, the common case, is
+			 * copied with len's size: a constant at most calls. */
+			return (ssize_t)lfp__ring_take(&g, pos, buf, len);
 		}
 		break;
 	}

@@ -2,17 +2,26 @@
  * lfpoll ring: a bounded multi-producer multi-consumer ring of fixed-size
  * slots, power-of-two capacity, caller memory or lfp_ring_create().
  *
- * Each slot begins with one 64-bit word holding the slot's 32-bit sequence
- * (high half) and the entry's length (low half), followed by the payload in
- * the same cache line where the slot fits one.  A producer claims a position
- * by CAS on head after seeing the slot free, copies the payload, then
- * publishes sequence and length with one release store; a consumer claims by
- * CAS on tail after seeing the slot published, copies out, then frees the slot
- * for the next lap with one release store.  Producers and consumers therefore
- * exchange only the slot's cache line: no shared index is read by the other
- * side.  Head and tail are 64-bit, so a stale CAS can never succeed; the
- * 32-bit slot sequence is compared by signed difference, which is exact while
- * capacity <= 2^30.
+ * Each slot has one 64-bit word holding the slot's 32-bit sequence (high
+ * half) and the entry's metadata (low half: its length, and for the EQ its
+ * event code), and a payload area.  A producer claims a position by CAS on
+ * head after seeing the slot free, copies the payload, then publishes
+ * sequence and metadata with one release store; a consumer claims by CAS on
+ * tail after seeing the slot published, copies out, then frees the slot for
+ * the next lap with one release store.  Producers and consumers therefore
+ * exchange only the slot's lines: no shared index is read by the other side.
+ * Head and tail are 64-bit, so a stale CAS can never succeed; the 32-bit slot
+ * sequence is compared by signed difference, which is exact while capacity
+ * <= 2^30.
+ *
+ * Layout (docs/design.md, "Ring layout"): a slot whose word and payload fit
+ * one cache line is a power of two of at most a line, word first; a larger
+ * one starts its payload on a line boundary and puts the word after it.  So
+ * no payload copy touches more lines than its size needs.
+ *
+ * Every operation goes through one claim per side (lfp__ring_claim_prod,
+ * lfp__ring_claim_cons), for one entry or a burst, on the geometry loaded
+ * once into a struct lfp__ring_geo.
  *
  * Peek copies the head entry without claiming it and validates the copy by
  * re-reading the slot word (a seqlock read): a peeked copy is never torn and
@@ -28,7 +37,7 @@
 extern "C" {
 #endif
 
-/* Size of the per-slot header word (sequence << 32 | length). */
+/* Size of the per-slot word (sequence << 32 | metadata). */
 #define LFP__RING_HDR 8
 /* Largest capacity for which the 32-bit sequence difference is exact. */
 #define LFP_RING_MAX_CAPACITY ((size_t)1 << 30)
@@ -39,9 +48,12 @@ struct lfp_ring {
 	uint64_t mask;
 	size_t stride;
 	size_t slot_size;
+	uint32_t word_off;           /* the slot word's offset in a slot */
+	uint32_t data_off;           /* the payload's offset in a slot */
+	uint32_t len_mask;           /* metadata bits that hold the length */
 	int owns_mem;
 	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *) - sizeof(uint64_t) -
-	               2 * sizeof(size_t) - sizeof(int)];
+	               2 * sizeof(size_t) - 3 * sizeof(uint32_t) - sizeof(int)];
 	/* Producers only: next position to claim. */
 	uint64_t head;
 	char lfp__pad1[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
@@ -51,18 +63,36 @@ struct lfp_ring {
 };
 
 /*
- * Slot stride: header plus payload, rounded to a power of two up to 128 bytes
- * so that no slot straddles a cache-line pair, and to whole lines above that.
+ * Slot layout for slot_size payload bytes: stride, and where the word and
+ * the payload sit.  Word and payload within one line: the stride is a power
+ * of two from 16 to 64, so a stride-aligned slot never crosses a line.
+ * Larger: the payload starts the slot (on a line boundary when the memory
+ * is line-aligned) and the word follows it, and the stride is whole lines.
  */
+LFP_INLINE size_t lfp__ring_layout(size_t slot_size, size_t *word_off,
+                                   size_t *data_off)
+{
+	size_t need = LFP__RING_HDR + slot_size, s = 16, body;
+
+	if (need <= LFP_CACHELINE) {
+		while (s < need)
+			s <<= 1;
+		*word_off = 0;
+		*data_off = LFP__RING_HDR;
+		return s;
+	}
+	body = (slot_size + 7) & ~(size_t)7;
+	*word_off = body;
+	*data_off = 0;
+	return (body + LFP__RING_HDR + LFP_CACHELINE - 1) &
+	       ~(size_t)(LFP_CACHELINE - 1);
+}
+
 LFP_INLINE size_t lfp__ring_stride(size_t slot_size)
 {
-	size_t need = LFP__RING_HDR + slot_size, s = 16;
+	size_t wo, dof;
 
-	if (need > LFP_CACHELINE_PAIR)
-		return (need + LFP_CACHELINE - 1) & ~(size_t)(LFP_CACHELINE - 1);
-	while (s < need)
-		s <<= 1;
-	return s;
+	return lfp__ring_layout(slot_size, &wo, &dof);
 }
 
 LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size)
@@ -96,13 +126,65 @@ LFP_INLINE size_t lfp_ring_memsize(size_t capacity, size_t slot_size)
 }
 
 /*
+ * The ring's geometry, loaded once per operation into locals: every atomic
+ * is also a compiler barrier, which would otherwise make the compiler
+ * reload these fields after each one.
+ */
+struct lfp__ring_geo {
+	unsigned char *slots;
+	uint64_t mask;
+	size_t stride;
+	size_t word_off;
+	size_t data_off;
+	uint32_t len_mask;
+};
+
+LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
+{
+	struct lfp__ring_geo g;
+
+	g.slots = r->slots;
+	g.mask = r->mask;
+	g.stride = r->stride;
+	g.word_off = r->word_off;
+	g.data_off = r->data_off;
+	g.len_mask = r->len_mask;
+	return g;
+}
+
+LFP_FORCE_INLINE unsigned char *lfp__ring_slot(const struct lfp__ring_geo *g,
+                                               uint64_t pos)
+{
+	return g->slots + (size_t)(pos & g->mask) * g->stride;
+}
+
+LFP_FORCE_INLINE uint64_t *lfp__ring_wordp(const struct lfp__ring_geo *g,
+                                           uint64_t pos)
+{
+	return (uint64_t *)(void *)(lfp__ring_slot(g, pos) + g->word_off);
+}
+
+LFP_FORCE_INLINE unsigned char *lfp__ring_data(const struct lfp__ring_geo *g,
+                                               uint64_t pos)
+{
+	return lfp__ring_slot(g, pos) + g->data_off;
+}
+
+/* The slot word of a published entry: sequence and metadata. */
+LFP_FORCE_INLINE uint64_t lfp__ring_make_word(uint64_t seq, uint32_t meta)
+{
+	return ((uint64_t)(uint32_t)seq << 32) | meta;
+}
+
+/*
  * Initialise r over mem (lfp_ring_memsize() bytes, 8-byte aligned; 64-byte
  * aligned for best speed).  capacity: a power of two from 2 to 2^30.
  */
 LFP_INLINE int lfp_ring_init(struct lfp_ring *r, void *mem, size_t capacity,
                              size_t slot_size)
 {
-	size_t i;
+	struct lfp__ring_geo g;
+	size_t i, wo, dof;
 
 	if (!r || !mem || ((uintptr_t)mem & 7) != 0 ||
 	    !lfp__ring_params_ok(capacity, slot_size))
@@ -110,13 +192,16 @@ LFP_INLINE int lfp_ring_init(struct lfp_ring *r, void *mem, size_t capacity,
 	memset(r, 0, sizeof(*r));
 	r->slots = (unsigned char *)mem;
 	r->mask = capacity - 1;
-	r->stride = lfp__ring_stride(slot_size);
+	r->stride = lfp__ring_layout(slot_size, &wo, &dof);
+	r->word_off = (uint32_t)wo;
+	r->data_off = (uint32_t)dof;
+	r->len_mask = UINT32_MAX;
 	r->slot_size = slot_size;
 	/* Slot i is free for position i.  Plain stores: the ring is published
 	 * to other threads by whatever hands them the pointer. */
+	g = lfp__ring_geo(r);
 	for (i = 0; i < capacity; i++)
-		*(uint64_t *)(void *)(r->slots + i * r->stride) =
-			(uint64_t)(uint32_t)i << 32;
+		*lfp__ring_wordp(&g, i) = lfp__ring_make_word(i, 0);
 	return 0;
 }
 
@@ -174,30 +259,22 @@ LFP_INLINE size_t lfp_ring_slot_size(const struct lfp_ring *r)
 	return r ? r->slot_size : 0;
 }
 
-LFP_INLINE uint64_t *lfp__ring_word(const struct lfp_ring *r, uint64_t pos)
-{
-	return (uint64_t *)(void *)(r->slots + (size_t)(pos & r->mask) * r->stride);
-}
-
-LFP_INLINE uint64_t lfp__ring_make_word(uint64_t seq, size_t len)
-{
-	return ((uint64_t)(uint32_t)seq << 32) | (uint32_t)len;
-}
-
 /* Signed distance between a slot's sequence and the one expected at pos. */
-LFP_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
+LFP_FORCE_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
 {
 	return (int32_t)((uint32_t)(word >> 32) - (uint32_t)want);
 }
 
 /*
- * Claim up to n consecutive free positions from head.  Returns the number
+ * Claim up to n consecutive free positions from head: the producers' only
+ * claim, for one entry (n constant 1) and for bursts.  Returns the number
  * claimed (0: full) and the first position in *first.
  */
-LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
-                                             uint64_t *first)
+LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
+                                             const struct lfp__ring_geo *g,
+                                             size_t n, uint64_t *first)
 {
-	uint64_t pos, word;
+	uint64_t pos;
 	size_t k;
 	int32_t dif = 0;
 
@@ -209,8 +286,8 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
 		for (k = 0; k < n; k++) {
 			/* R2: acquire pairs with R4 of the consumer that freed
 			 * this slot: its copy-out is done before we overwrite. */
-			word = lfp__ld_acq_u64(lfp__ring_word(r, pos + k));
-			dif = lfp__ring_dif(word, pos + k);
+			dif = lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(g, pos + k)),
+			                    pos + k);
 			if (dif != 0)
 				break;
 		}
@@ -220,7 +297,8 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r, size_t n,
 			pos = lfp__ld_rlx_u64(&r->head); /* stale: retry */
 			continue;
 		}
-		/* Full-barrier RMW; ordering for the payload comes from R2. */
+		/* Full-barrier RMW; ordering for the payload comes from R2.
+		 * A failed CAS loads the current head into pos. */
 		if (lfp__cas_u64(&r->head, &pos, pos + k))
 			break;
 	}
@@ -238,18 +316,20 @@ enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED };
 
 /*
  * Claim up to n consecutive published positions from tail whose entries fit
- * in cap bytes.  Returns the number claimed; 0 with *why set to
- * LFP__RING_TOO_BIG when the head entry is longer than cap (it stays
- * queued), LFP__RING_GATED when gate(garg) said no, else LFP__RING_EMPTY.
+ * in cap bytes: the consumers' only claim, for one entry and for bursts.
+ * Returns the number claimed; 0 with *why set to LFP__RING_TOO_BIG when the
+ * head entry is longer than cap (it stays queued), LFP__RING_GATED when
+ * gate(garg) said no, else LFP__RING_EMPTY.
  *
  * gate (NULL: none) runs after the entries' slot words were read with
  * acquire (R3) and before the claim: what was visible to their producers
  * when they published is visible to it.  The EQ and CQ pass their error
  * check, so an event never overtakes an error queued before it.
  */
-LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
-                                             size_t cap, uint64_t *first,
-                                             int *too_big,
+LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r,
+                                             const struct lfp__ring_geo *g,
+                                             size_t n, size_t cap,
+                                             uint64_t *first, int *why,
                                              int (*gate)(const void *),
                                              const void *garg)
 {
@@ -258,7 +338,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 	int32_t dif = 0;
 	int big;
 
-	*too_big = LFP__RING_EMPTY;
+	*why = LFP__RING_EMPTY;
 	if (n == 0)
 		return 0;
 	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
@@ -267,11 +347,11 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 		for (k = 0; k < n; k++) {
 			/* R3: acquire pairs with R1: the payload and length
 			 * written before the publish are visible. */
-			word = lfp__ld_acq_u64(lfp__ring_word(r, pos + k));
+			word = lfp__ld_acq_u64(lfp__ring_wordp(g, pos + k));
 			dif = lfp__ring_dif(word, pos + k + 1);
 			if (dif != 0)
 				break;
-			if ((uint32_t)word > cap) {
+			if (((uint32_t)word & g->len_mask) > cap) {
 				big = 1;
 				break;
 			}
@@ -282,7 +362,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 				 * after R3 (acquire), so the length we read was
 				 * this entry's while nobody had taken it. */
 				if (lfp__ld_rlx_u64(&r->tail) == pos) {
-					*too_big = LFP__RING_TOO_BIG;
+					*why = LFP__RING_TOO_BIG;
 					return 0;
 				}
 			} else if (dif < 0) {
@@ -293,7 +373,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 		}
 		LFP__SCHED("ring.cons.acquired", r);
 		if (gate && gate(garg)) {
-			*too_big = LFP__RING_GATED;
+			*why = LFP__RING_GATED;
 			return 0;
 		}
 		if (lfp__cas_u64(&r->tail, &pos, pos + k))
@@ -303,151 +383,79 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r, size_t n,
 	return k;
 }
 
-/*
- * Single-entry claims: the fast path of every one-entry operation.  They
- * read the ring's geometry once into locals (each atomic's compiler barrier
- * would otherwise make the compiler reload it) and return 1 with the claimed
- * slot's word in *wp, so that the copy and the publish or free need no more
- * address arithmetic; 0 when full (empty).
- * Same protocol and ordering as the burst claims above.  They stay apart
- * for speed: both ways of merging measured slower in paired runs
- * (docs/performance-history.md), within the machine's noise, so re-measure
- * before merging.
- */
-LFP_FORCE_INLINE int lfp__ring_claim1_prod(struct lfp_ring *r, uint64_t *posp,
-                                           uint64_t **wp)
+/* R1: publish a filled slot's payload and metadata; pairs with R3 (and R5). */
+LFP_FORCE_INLINE void lfp__ring_publish(const struct lfp__ring_geo *g,
+                                        uint64_t pos, uint32_t meta)
 {
-	unsigned char *slots = r->slots;
-	uint64_t mask = r->mask, pos, *w;
-	size_t stride = r->stride;
-	int32_t dif;
-
-	pos = lfp__ld_rlx_u64(&r->head); /* a guess, validated by the CAS */
-	for (;;) {
-		w = (uint64_t *)(void *)(slots + (size_t)(pos & mask) * stride);
-		/* R2, as in lfp__ring_claim_prod. */
-		dif = lfp__ring_dif(lfp__ld_acq_u64(w), pos);
-		if (dif == 0) {
-			if (lfp__cas_u64(&r->head, &pos, pos + 1))
-				break;
-		} else if (dif < 0) {
-			return 0; /* full */
-		} else {
-			pos = lfp__ld_rlx_u64(&r->head);
-		}
-	}
-	LFP__SCHED("ring.prod.claimed", r);
-	lfp__fence_rel(); /* R6, as in lfp__ring_claim_prod */
-	*posp = pos;
-	*wp = w;
-	return 1;
-}
-
-/* The consumer's also returns the slot word read before the claim, whose low
- * half is the entry's length (the slot cannot change while claimed); why and
- * gate as in lfp__ring_claim_cons. */
-LFP_FORCE_INLINE int lfp__ring_claim1_cons(struct lfp_ring *r, size_t cap,
-                                           uint64_t *posp, uint64_t **wp,
-                                           uint64_t *wordp, int *too_big,
-                                           int (*gate)(const void *),
-                                           const void *garg)
-{
-	unsigned char *slots = r->slots;
-	uint64_t mask = r->mask, pos, word, *w;
-	size_t stride = r->stride;
-	int32_t dif;
-
-	*too_big = LFP__RING_EMPTY;
-	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
-	for (;;) {
-		w = (uint64_t *)(void *)(slots + (size_t)(pos & mask) * stride);
-		word = lfp__ld_acq_u64(w); /* R3, as in lfp__ring_claim_cons */
-		dif = lfp__ring_dif(word, pos + 1);
-		if (dif < 0)
-			return 0; /* empty */
-		if (dif == 0 && (uint32_t)word <= cap) {
-			LFP__SCHED("ring.cons.acquired", r);
-			if (gate && gate(garg)) {
-				*too_big = LFP__RING_GATED;
-				return 0;
-			}
-			if (lfp__cas_u64(&r->tail, &pos, pos + 1))
-				break;
-			continue;
-		}
-		/* Too long for cap: reported only while pos is still the
-		 * head, as in lfp__ring_claim_cons. */
-		if (dif == 0 && lfp__ld_rlx_u64(&r->tail) == pos) {
-			*too_big = LFP__RING_TOO_BIG;
-			return 0;
-		}
-		pos = lfp__ld_rlx_u64(&r->tail);
-	}
-	*posp = pos;
-	*wp = w;
-	*wordp = word;
-	return 1;
-}
-
-/* R1: publish a filled slot's payload and length; pairs with R3 (and R5). */
-LFP_FORCE_INLINE void lfp__ring_publish(uint64_t *w, uint64_t pos, size_t len)
-{
-	lfp__st_rel_u64(w, lfp__ring_make_word(pos + 1, len));
+	lfp__st_rel_u64(lfp__ring_wordp(g, pos), lfp__ring_make_word(pos + 1, meta));
 }
 
 /* R4: free a consumed slot for the next lap; pairs with R2. */
-LFP_FORCE_INLINE void lfp__ring_free(const struct lfp_ring *r, uint64_t *w,
+LFP_FORCE_INLINE void lfp__ring_free(const struct lfp__ring_geo *g,
                                      uint64_t pos)
 {
-	lfp__st_rel_u64(w, lfp__ring_make_word(pos + r->mask + 1, 0));
+	lfp__st_rel_u64(lfp__ring_wordp(g, pos),
+	                lfp__ring_make_word(pos + g->mask + 1, 0));
 }
 
-LFP_FORCE_INLINE void lfp__ring_fill(struct lfp_ring *r, uint64_t pos,
-                                     const void *src, size_t len)
+/* A claimed slot's metadata.  Relaxed: the claim's R3 already ordered it. */
+LFP_FORCE_INLINE uint32_t lfp__ring_meta(const struct lfp__ring_geo *g,
+                                         uint64_t pos)
 {
-	uint64_t *w = lfp__ring_word(r, pos);
-
-	lfp__copy_racy_in(w + 1, src, len);
-	lfp__ring_publish(w, pos, len);
+	return (uint32_t)lfp__ld_rlx_u64(lfp__ring_wordp(g, pos));
 }
 
-/* Copy a claimed slot's entry (its length in word) to dst, then free it. */
-LFP_FORCE_INLINE size_t lfp__ring_drain(struct lfp_ring *r, uint64_t *w,
-                                        uint64_t pos, uint64_t word,
-                                        void *dst, size_t cap)
+/*
+ * The copy of an entry whose length differs from the caller's buffer: out
+ * of line and cold, so that the hot path, whose copy has a constant size
+ * wherever the caller's is, keeps no call and no register saves for it.
+ */
+static __attribute__((noinline, cold, unused))
+void lfp__ring_copy_var(void *dst, const void *src, size_t n)
 {
-	size_t len = (uint32_t)word;
+	if (dst) /* always, when n > 0: a NULL buffer has cap 0 */
+		memcpy(dst, src, n);
+}
+
+/*
+ * Copy out the claimed entry at pos (length at most cap) into dst and free
+ * its slot; returns the length.  An entry of exactly cap bytes, the common
+ * case, is copied with cap's size, a constant in typed callers.
+ */
+LFP_FORCE_INLINE size_t lfp__ring_take(const struct lfp__ring_geo *g,
+                                       uint64_t pos, void *dst, size_t cap)
+{
+	size_t len = lfp__ring_meta(g, pos) & g->len_mask;
 
 	if (len == cap && cap)
-		memcpy(dst, w + 1, cap); /* constant size in typed rings */
-	else if (len && dst) /* dst is non-NULL whenever len fits in cap > 0 */
-		memcpy(dst, w + 1, len);
-	lfp__ring_free(r, w, pos);
+		memcpy(dst, lfp__ring_data(g, pos), cap);
+	else if (len) /* dst is non-NULL whenever len fits in cap > 0 */
+		lfp__ring_copy_var(dst, lfp__ring_data(g, pos), len);
+	lfp__ring_free(g, pos);
 	return len;
 }
 
-/* The same for a position claimed by lfp__ring_claim_cons(). */
-LFP_FORCE_INLINE size_t lfp__ring_drain_at(struct lfp_ring *r, uint64_t pos,
-                                           void *dst, size_t cap)
+/* Fill the claimed slot at pos with len bytes from src and publish it. */
+LFP_FORCE_INLINE void lfp__ring_put(const struct lfp__ring_geo *g, uint64_t pos,
+                                    const void *src, size_t len, uint32_t meta)
 {
-	uint64_t *w = lfp__ring_word(r, pos);
-
-	/* Relaxed: we own the claimed slot; R3 already ordered its contents. */
-	return lfp__ring_drain(r, w, pos, lfp__ld_rlx_u64(w), dst, cap);
+	lfp__copy_racy_in(lfp__ring_data(g, pos), src, len);
+	lfp__ring_publish(g, pos, meta);
 }
 
 /* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written). */
 LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
                                        size_t len)
 {
-	uint64_t pos, *w;
+	struct lfp__ring_geo g;
+	uint64_t pos;
 
 	if (len > r->slot_size)
 		return -EMSGSIZE;
-	if (!lfp__ring_claim1_prod(r, &pos, &w))
+	g = lfp__ring_geo(r);
+	if (!lfp__ring_claim_prod(r, &g, 1, &pos))
 		return -EAGAIN;
-	lfp__copy_racy_in(w + 1, src, len);
-	lfp__ring_publish(w, pos, len);
+	lfp__ring_put(&g, pos, src, len, (uint32_t)len);
 	return 0;
 }
 
@@ -456,25 +464,29 @@ LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
 LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
                                         size_t n1, const void *s2, size_t n2)
 {
-	uint64_t pos, *w;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	unsigned char *d;
+	uint64_t pos;
 
-	if (!lfp__ring_claim1_prod(r, &pos, &w))
+	if (!lfp__ring_claim_prod(r, &g, 1, &pos))
 		return -EAGAIN;
-	lfp__copy_racy_in(w + 1, s1, n1);
-	lfp__copy_racy_in((unsigned char *)(w + 1) + n1, s2, n2);
-	lfp__ring_publish(w, pos, n1 + n2);
+	d = lfp__ring_data(&g, pos);
+	lfp__copy_racy_in(d, s1, n1);
+	lfp__copy_racy_in(d + n1, s2, n2);
+	lfp__ring_publish(&g, pos, (uint32_t)(n1 + n2));
 	return 0;
 }
 
 LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
                                            size_t cap)
 {
-	uint64_t pos, word, *w;
-	int big;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos;
+	int why;
 
-	if (!lfp__ring_claim1_cons(r, cap, &pos, &w, &word, &big, NULL, NULL))
-		return big ? -LFP_ETOOSMALL : -EAGAIN;
-	return (ssize_t)lfp__ring_drain(r, w, pos, word, dst, cap);
+	if (!lfp__ring_claim_cons(r, &g, 1, cap, &pos, &why, NULL, NULL))
+		return why == LFP__RING_TOO_BIG ? -LFP_ETOOSMALL : -EAGAIN;
+	return (ssize_t)lfp__ring_take(&g, pos, dst, cap);
 }
 
 LFP_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src, size_t len)
@@ -495,27 +507,31 @@ LFP_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst, size_t cap)
 /*
  * Peek split in two: the first n1 bytes of the head entry go to d1, the rest
  * (at most cap2 bytes) to d2.  Returns the entry's whole length, -EAGAIN, or
- * -LFP_ETOOSMALL; *ticket names the entry for lfp_ring_consume().
+ * -LFP_ETOOSMALL; *ticket names the entry for lfp_ring_consume() and *meta
+ * is its metadata.
  */
 LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
-                                        void *d2, size_t cap2, uint64_t *ticket)
+                                        void *d2, size_t cap2, uint64_t *ticket,
+                                        uint32_t *meta)
 {
+	struct lfp__ring_geo g = lfp__ring_geo(r);
 	uint64_t pos, word, *w;
+	unsigned char *d;
 	size_t len;
 	int32_t dif;
 
 	pos = lfp__ld_rlx_u64(&r->tail);
 	for (;;) {
-		w = lfp__ring_word(r, pos);
-		word = lfp__ld_acq_u64(w); /* R3 as in dequeue */
+		w = lfp__ring_wordp(&g, pos);
+		word = lfp__ld_acq_u64(w); /* R3 as in the claim */
 		dif = lfp__ring_dif(word, pos + 1);
 		if (dif < 0)
 			return -EAGAIN;
 		if (dif == 0) {
-			len = (uint32_t)word;
+			len = (uint32_t)word & g.len_mask;
+			*meta = (uint32_t)word;
 			if (len == 0) {
-				/* Nothing to copy (for the EQ, a void
-				 * entry): the slot word alone is the entry. */
+				/* Nothing to copy: the word alone is the entry. */
 				*ticket = pos;
 				return 0;
 			}
@@ -523,9 +539,9 @@ LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 				if (lfp__ld_rlx_u64(&r->tail) == pos)
 					return -LFP_ETOOSMALL;
 			} else {
-				lfp__copy_racy_out(d1, w + 1, n1);
-				lfp__copy_racy_out(d2, (unsigned char *)(w + 1) + n1,
-				                   len - n1);
+				d = lfp__ring_data(&g, pos);
+				lfp__copy_racy_out(d1, d, n1);
+				lfp__copy_racy_out(d2, d + n1, len - n1);
 				/* R5: orders the copy's loads before the
 				 * re-check; pairs with R6 in the producer that
 				 * could be refilling this slot. */
@@ -547,9 +563,11 @@ LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
                                  uint64_t *ticket)
 {
+	uint32_t meta;
+
 	if (!r || !ticket || (!dst && cap))
 		return -EINVAL;
-	return lfp__ring_peek_split(r, NULL, 0, dst, cap, ticket);
+	return lfp__ring_peek_split(r, NULL, 0, dst, cap, ticket, &meta);
 }
 
 /*
@@ -558,11 +576,12 @@ LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
  */
 LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
 {
+	struct lfp__ring_geo g = lfp__ring_geo(r);
 	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
 
 	/* R3: acquire, so a caller that sees the entry also sees its
 	 * contents when it goes on to read it. */
-	return lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_word(r, pos)), pos + 1) >= 0;
+	return lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, pos)), pos + 1) >= 0;
 }
 
 /*
@@ -574,12 +593,13 @@ LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
  */
 LFP_INLINE size_t lfp__ring_published(const struct lfp_ring *r, size_t limit)
 {
+	struct lfp__ring_geo g = lfp__ring_geo(r);
 	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
 	size_t k;
 
 	/* R3 per slot, as in lfp__ring_ready. */
 	for (k = 0; k < limit; k++)
-		if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_word(r, pos + k)),
+		if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, pos + k)),
 		                  pos + k + 1) != 0)
 			break;
 	return k;
@@ -591,18 +611,20 @@ LFP_INLINE size_t lfp__ring_published(const struct lfp_ring *r, size_t limit)
  */
 LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
 {
-	uint64_t pos = ticket, *w;
+	struct lfp__ring_geo g;
+	uint64_t pos = ticket;
 
 	if (!r)
 		return -EINVAL;
-	w = lfp__ring_word(r, ticket);
+	g = lfp__ring_geo(r);
 	/* R3: the entry must be published at this position (a ticket from
 	 * peek always is; this rejects forged ones without claiming). */
-	if (lfp__ring_dif(lfp__ld_acq_u64(w), ticket + 1) != 0)
+	if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, ticket)),
+	                  ticket + 1) != 0)
 		return -ESTALE;
 	if (!lfp__cas_u64(&r->tail, &pos, ticket + 1))
 		return -ESTALE;
-	lfp__ring_free(r, w, ticket);
+	lfp__ring_free(&g, ticket);
 	return 0;
 }
 
@@ -614,30 +636,33 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
                                                 size_t len_each, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)src;
+	struct lfp__ring_geo g;
 	uint64_t pos = 0;
 	size_t k, i;
 
 	if (len_each > r->slot_size)
 		return 0;
-	k = lfp__ring_claim_prod(r, n, &pos);
+	g = lfp__ring_geo(r);
+	k = lfp__ring_claim_prod(r, &g, n, &pos);
 	for (i = 0; i < k; i++)
-		lfp__ring_fill(r, pos + i, len_each ? s + i * len_each : s,
-		               len_each);
+		lfp__ring_put(&g, pos + i, len_each ? s + i * len_each : s,
+		              len_each, (uint32_t)len_each);
 	return k;
 }
 
 LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
                                                 size_t len_each, size_t n)
 {
+	struct lfp__ring_geo g = lfp__ring_geo(r);
 	unsigned char *d = (unsigned char *)dst;
 	uint64_t pos = 0;
 	size_t k, i;
 	int why;
 
-	k = lfp__ring_claim_cons(r, n, len_each, &pos, &why, NULL, NULL);
+	k = lfp__ring_claim_cons(r, &g, n, len_each, &pos, &why, NULL, NULL);
 	for (i = 0; i < k; i++)
-		lfp__ring_drain_at(r, pos + i, len_each ? d + i * len_each : d,
-		                   len_each);
+		lfp__ring_take(&g, pos + i, len_each ? d + i * len_each : d,
+		               len_each);
 	return k;
 }
 

@@ -165,7 +165,7 @@ static void do_write(uint32_t code, size_t len, int nullbuf, uint64_t flags)
 
 	if (src)
 		fuzz_pattern(src, len, M.seed);
-	if ((!src && len) || flags)
+	if ((!src && len) || flags || code > LFP_EQ_MAX_EVENT)
 		want = -EINVAL;
 	else if (len > M.esz)
 		want = -EMSGSIZE;
@@ -210,6 +210,8 @@ static void op_write(struct fin *f, uint8_t op)
 	}
 	if (code > 200)
 		code = LFP_EVENT_USER + code;
+	else if (code == 199 || code == 198) /* the largest code, and one past */
+		code = LFP_EQ_MAX_EVENT + (199 - code);
 	do_write(code, len, nullbuf, flags);
 }
 
@@ -627,7 +629,8 @@ static const size_t odd_sizes[] = {
 
 static const size_t odd_esz[] = {
 	(size_t)INT32_MAX / 2 + 1, SIZE_MAX, (size_t)INT32_MAX, (size_t)1 << 40,
-	(size_t)INT32_MAX / 2, 255, 256, 1, 8, 200,
+	(size_t)INT32_MAX / 2, 255, 256, 1, 8, 200, LFP_EQ_MAX_ENTRY_SIZE,
+	LFP_EQ_MAX_ENTRY_SIZE + 1,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -692,7 +695,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		valid = 0;
 	}
-	if (attr.size > LFP_RING_MAX_CAPACITY || attr.entry_size > (size_t)INT32_MAX / 2)
+	if (attr.size > LFP_RING_MAX_CAPACITY || attr.entry_size > LFP_EQ_MAX_ENTRY_SIZE)
 		valid = 0;
 	sz = attr.size ? attr.size : LFP_EQ_DEFAULT_SIZE;
 	for (cap = 2; valid && cap < sz; cap <<= 1)

@@ -299,7 +299,7 @@ proctype producer(byte t)
 
 	do
 	:: k < NEV ->
-		/* P1, lfp__ring_claim1_prod: CAS on head (locked RMW), then
+		/* P1, lfp__ring_claim_prod: CAS on head (locked RMW), then
 		 * lfp__ring_publish R1: the release store of the slot word, a
 		 * plain mov on x86, which goes into the store buffer.  The
 		 * payload copy between them touches no modelled state and the
@@ -375,7 +375,7 @@ proctype waiter(byte t)
 	byte i, pos, st, v, r, had, cleared, woke;
 
 loop:
-	/* lfp_eq_read, lfp__ring_claim1_cons: CAS on tail (locked RMW) if the
+	/* lfp_eq_read, lfp__ring_claim_cons: CAS on tail (locked RMW) if the
 	 * slot at tail is published; then R4, lfp__ring_free: a plain
 	 * (release) store that frees the slot, into the store buffer.  The
 	 * copy-out between the two touches no modelled state and the store

@@ -23,6 +23,11 @@ extern "C" {
 
 struct lfp__errq {
 	struct lfp_ring ring;
+	/* Writes begun minus entries taken: at least the number queued, so
+	 * 0 means none, and the event path's error check is one load of this
+	 * read-mostly word while no error is queued (docs/design.md, "Errors
+	 * before events"). */
+	uint32_t pending;
 	pthread_mutex_t lock;         /* readers only: guards scratch */
 	unsigned char *scratch;       /* queue-owned err_data */
 	size_t data_max;
@@ -72,15 +77,39 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
                                size_t entry_size, const void *data,
                                size_t data_len)
 {
+	int ret;
+
 	if (data_len > q->data_max)
 		return -EMSGSIZE;
-	return lfp__ring_enqueue2(&q->ring, entry, entry_size, data, data_len);
+	/* E1: counted before the publish, so the count never falls below
+	 * the entries queued: an entry's E1 happens before its publish, hence
+	 * before its taker's E2, and coherence keeps them in that order.  Any
+	 * thread that learns of this write's return (through an event
+	 * published after it, say) sees the count or a later one.
+	 * Full-barrier RMW. */
+	if (LFP__BROKEN("J")) { /* the count after the publish */
+		ret = lfp__ring_enqueue2(&q->ring, entry, entry_size, data, data_len);
+		LFP__SCHED("errq.write.half", q);
+		if (!ret)
+			(void)lfp__faa_u32(&q->pending, 1);
+		return ret;
+	}
+	(void)lfp__faa_u32(&q->pending, 1);
+	LFP__SCHED("errq.write.half", q);
+	ret = lfp__ring_enqueue2(&q->ring, entry, entry_size, data, data_len);
+	if (ret)
+		(void)lfp__faa_u32(&q->pending, (uint32_t)-1); /* not queued */
+	return ret;
 }
 
-/* Whether an error entry is queued (a snapshot). */
+/*
+ * Whether an error entry is queued (a snapshot).  Relaxed: coherence is all
+ * E1 needs; a nonzero count (a write may be in flight) is confirmed by the
+ * ring itself, with R3.
+ */
 LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
 {
-	return lfp__ring_ready(&q->ring);
+	return lfp__ld_rlx_u32(&q->pending) != 0 && lfp__ring_ready(&q->ring);
 }
 
 /*
@@ -110,9 +139,11 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
                                   int (*fill)(void *buf, void *arg), void *arg)
 {
 	void *user = *data_size ? *data : NULL;
+	struct lfp__ring_geo g = lfp__ring_geo(&q->ring);
 	size_t user_size = *data_size, dlen = 0, n;
-	uint64_t pos, word, *w;
 	unsigned char *d;
+	uint32_t meta;
+	uint64_t pos;
 	ssize_t r;
 	int why;
 
@@ -123,23 +154,26 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 			break;
 		}
 		if (!(flags & LFP_PEEK) &&
-		    lfp__ring_claim1_cons(&q->ring, user ? entry_size + user_size
-		                                         : (size_t)-1,
-		                          &pos, &w, &word, &why, NULL, NULL)) {
-			d = (unsigned char *)(w + 1);
-			n = (uint32_t)word;
+		    lfp__ring_claim_cons(&q->ring, &g, 1,
+		                         user ? entry_size + user_size : (size_t)-1,
+		                         &pos, &why, NULL, NULL)) {
+			d = lfp__ring_data(&g, pos);
+			n = lfp__ring_meta(&g, pos);
 			memcpy(buf, d, entry_size);
 			dlen = n - entry_size;
 			if (dlen)
 				memcpy(q->scratch, d + entry_size, dlen);
-			lfp__ring_free(&q->ring, w, pos);
+			lfp__ring_free(&g, pos);
+			/* E2: uncounted after the claim (see E1).
+			 * Full-barrier RMW. */
+			(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
 			r = (ssize_t)n;
 			break;
 		}
 		/* A peek, or a read that found nothing or a too-small
 		 * buffer: copy the head entry without taking it. */
 		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
-		                         q->data_max, &pos);
+		                         q->data_max, &pos, &meta);
 		if (r < 0)
 			break;
 		dlen = (size_t)r - entry_size;

@@ -42,7 +42,8 @@ void lfp_test_sched(const char *where, const void *obj);
  * threshold counts unpublished entries, "E" a signal before sread is
  * forgotten, "F" the error check runs before the event's acquire, "G" a
  * writer does not re-check the overrun after its claim, "I" a producer
- * wakes waiters before it pushes its poll link.
+ * wakes waiters before it pushes its poll link, "J" an error writer counts
+ * its entry after publishing it.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
