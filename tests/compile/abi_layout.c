@@ -18,16 +18,16 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-#  if LFP_ABI_VERSION == 2
+#  if LFP_ABI_VERSION == 3
 LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
 LAYOUT(offsetof(struct lfp_fid, abi) == 24);
 LAYOUT(sizeof(struct lfp_fid_ops) == 48);
-LAYOUT(sizeof(struct lfp_eq) == 1208);
-LAYOUT(offsetof(struct lfp_eq, entry_size) == 936);
-LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 944);
-LAYOUT(offsetof(struct lfp_eq, bind_refs) == 956);
+LAYOUT(sizeof(struct lfp_eq) == 1216);
+LAYOUT(offsetof(struct lfp_eq, entry_size) == 944);
+LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 952);
+LAYOUT(offsetof(struct lfp_eq, bind_refs) == 964);
 LAYOUT(sizeof(struct lfp_wait) == 472);
 LAYOUT(offsetof(struct lfp_wait, sig) == 32);
 LAYOUT(offsetof(struct lfp_wait, core) == 280);
