@@ -81,7 +81,8 @@ INTERNAL   := $(wildcard include/lfpoll/internal/*.h)
 DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev \
               libibverbs-dev ibverbs-providers
 DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config \
-              libibverbs-dev ibverbs-providers
+              libibverbs-dev ibverbs-providers \
+              g++ libatomic-queue-dev libconcurrentqueue-dev
 # g++ and man-db for the C++ example and the installed man pages (tests/install/).
 DEPS_CHECK += g++ man-db
 ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )sh scripts/ensure-deps
