@@ -16,6 +16,14 @@ BENCH_DPDK_CFLAGS := $(filter-out -march=% -mcpu=% -mtune=%,$(DPDK_CFLAGS))
 BENCH_HAVE_DPDK := $(shell $(PKG_CONFIG) --exists libdpdk 2>/dev/null && \
 	$(CC) $(BENCH_DPDK_CFLAGS) -include rte_ring_elem.h -E -x c /dev/null >/dev/null 2>&1 && echo 1)
 
+# atomic_queue and moodycamel's ConcurrentQueue: C++ headers (their Debian
+# packages' libraries are not needed), compiled into bench/ring_peers.cpp.
+BENCH_CXXSTD := -std=c++17
+BENCH_HAVE_ATOMIC_QUEUE := $(shell $(CXX) $(BENCH_CXXSTD) -include atomic_queue/atomic_queue.h \
+	-E -x c++ /dev/null >/dev/null 2>&1 && echo 1)
+BENCH_HAVE_CONCURRENTQUEUE := $(shell $(CXX) $(BENCH_CXXSTD) -include concurrentqueue/concurrentqueue.h \
+	-E -x c++ /dev/null >/dev/null 2>&1 && echo 1)
+
 # ---------------------------------------------------------------- ring
 ifeq ($(BENCH_HAVE_CK_RING),1)
   BENCH_CFLAGS_ring += -DHAVE_CK_RING
@@ -24,6 +32,30 @@ ifeq ($(BENCH_HAVE_DPDK),1)
   BENCH_CFLAGS_ring += -DHAVE_DPDK $(BENCH_DPDK_CFLAGS)
   BENCH_LDLIBS_ring += -lrte_ring -lrte_eal
 endif
+
+# The C++ peers, when either is found: bench/ring_peers.o linked in.  With
+# gcc and g++ of one version the ring benchmark is built with link-time
+# optimisation, so that their calls inline into the shared worker loops as
+# the C peers' do; otherwise each of their operations is one call.
+BENCH_RING_PEERS_D := $(if $(BENCH_HAVE_ATOMIC_QUEUE),-DHAVE_ATOMIC_QUEUE) \
+	$(if $(BENCH_HAVE_CONCURRENTQUEUE),-DHAVE_CONCURRENTQUEUE)
+ifneq ($(strip $(BENCH_RING_PEERS_D)),)
+  BENCH_RING_LTO := $(shell v=$$($(CC) -v 2>&1 | grep '^gcc version') && \
+	[ "$$v" = "$$($(CXX) -v 2>&1 | grep '^gcc version')" ] && echo -flto=auto)
+  BENCH_CFLAGS_ring += $(BENCH_RING_PEERS_D) $(BENCH_RING_LTO)
+  BENCH_LDLIBS_ring += $(B)/bench/ring_peers.o -lstdc++
+  $(B)/bench/ring: $(B)/bench/ring_peers.o
+endif
+$(B)/bench/ring: bench/ring_peers.h
+
+# No exceptions: the peers' try calls do not throw, and the C caller could
+# not catch them.
+$(B)/bench/ring_peers.o: bench/ring_peers.cpp bench/ring_peers.h bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$@)
+	$(Q)$(CXX) $(filter-out -O2 -g -std=%,$(CXXFLAGS)) $(BENCH_CXXSTD) -O2 -g \
+		$(BENCH_MARCH) -fno-exceptions -fno-rtti $(BENCH_RING_PEERS_D) \
+		$(BENCH_RING_LTO) -c $< -o $@
 
 # eq
 BENCH_LDLIBS_eq := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)

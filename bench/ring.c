@@ -1,18 +1,31 @@
 /*
  * bench/ring.c: lfpoll's MPMC ring against Concurrency Kit ck_ring (MPMC,
  * typed 64-byte entries and pointers to pooled events), DPDK rte_ring (MP/MC
- * and HTS, 64-byte elements, no EAL) and a mutex-protected array ring, all
- * moving 64-byte events through a ring of capacity 1024 (ck_ring and
- * rte_ring keep one slot empty: 1023 usable).
+ * and HTS, 64-byte elements, no EAL), atomic_queue (a bounded MPMC queue
+ * of values, run only with one producer and one consumer: SOLO_AQ) and
+ * moodycamel's ConcurrentQueue (per-producer FIFO only: not linearizable),
+ * the last two from C++ (bench/ring_peers.cpp), a mutex-protected array
+ * ring, and two single-producer single-consumer floors, all moving 64-byte
+ * events through a ring of capacity 1024 (ck_ring and rte_ring keep one
+ * slot empty: 1023 usable).
+ *
+ * The floors are what one producer and one consumer cost with no atomic
+ * read-modify-write at all, measured in the same run: floor_spsc hands each
+ * event over through a flag word beside its slot (no shared index), the
+ * floor of a single transfer; floor_index is an index-based ring whose
+ * sides cache each other's index and copy bursts, the floor of a burst.
+ * Both run in the cases with one producer and one consumer (and in the
+ * one-thread cases, where one thread is both); the others skip them.
  *
  * Cases: one thread (enqueue then dequeue), one thread batch 32, 1 producer +
  * 1 consumer on two CPUs, 2 producers + 2 consumers (4 threads on 2 cores),
  * and the two threaded shapes again with bursts of 32; then ring/locked-rmw,
  * the cost of one uncontended CAS, the floor under each side of 1P1C.
- * ck_ring has no burst call: its burst rows make 32 single calls.  Every
- * implementation goes through the same worker loops (instantiated per
- * implementation so the ring calls inline), and the same retry policy on a
- * full or empty ring (bench_spin_fail: pause, yield every 64th failure).
+ * ck_ring and atomic_queue have no burst call: their burst rows make 32
+ * single calls.  Every implementation goes through the same worker loops
+ * (instantiated per implementation so the ring calls inline), and the same
+ * retry policy on a full or empty ring (bench_spin_fail: pause, yield every
+ * 64th failure).
  *
  * Checks: every event carries its producer, sequence number and a check word
  * derived from both.  Consumers reject a torn event or one older than the
@@ -29,8 +42,10 @@
 #include <lfpoll/ring.h>
 
 #include "harness.h"
+#include "ring_peers.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +65,7 @@
 #define FREE_EV     UINT32_MAX   /* ck_ring_ptr: pool entry is free */
 #define INSTR_ITEMS (1u << 18)
 
-struct ev64 {
-	uint32_t producer;
-	uint32_t spare;
-	uint64_t seq;
-	uint64_t check;     /* ev_mix(producer, seq): catches torn copies */
-	uint64_t pad[5];
-};
+/* struct ev64 is in ring_peers.h, shared with the C++ peers. */
 _Static_assert(sizeof(struct ev64) == 64, "events are 64 bytes");
 
 LFP_RING_PROTOTYPE(ev64, struct ev64)
@@ -475,6 +484,249 @@ OP int op_mutex_deq(void *q, struct ev64 *e)
 	return !op_mutex_deqn(q, e, 1);
 }
 
+/* ------------------------------------------------------------ C++ peers */
+
+/*
+ * atomic_queue and moodycamel through their C interface (ring_peers.h):
+ * the op_<impl>_ wrappers give them the names and the inlining of the
+ * others' operations.
+ */
+#define CXX_PEER(P)                                                             \
+static void *P##_create(void)                                                   \
+{                                                                               \
+	void *q = ring_peer_##P##_create(CAPACITY);                             \
+                                                                                \
+	if (!q)                                                                 \
+		bench_fail("ring_peer_" #P "_create(%u) failed", CAPACITY);     \
+	return q;                                                               \
+}                                                                               \
+static void P##_destroy(void *q) { ring_peer_##P##_destroy(q); }                \
+OP int op_##P##_enq(void *q, const struct ev64 *e)                             \
+{ return ring_peer_##P##_enq(q, e); }                                           \
+OP int op_##P##_deq(void *q, struct ev64 *e)                                   \
+{ return ring_peer_##P##_deq(q, e); }                                           \
+OP unsigned op_##P##_enqn(void *q, const struct ev64 *e, unsigned n)           \
+{ return ring_peer_##P##_enqn(q, e, n); }                                       \
+OP unsigned op_##P##_deqn(void *q, struct ev64 *e, unsigned n)                 \
+{ return ring_peer_##P##_deqn(q, e, n); }
+
+#ifdef HAVE_ATOMIC_QUEUE
+_Static_assert(CAPACITY == RING_PEER_AQ_CAPACITY, "atomic_queue's capacity");
+CXX_PEER(aq)
+#endif
+#ifdef HAVE_CONCURRENTQUEUE
+CXX_PEER(mc)
+#endif
+
+/* ------------------------------------------------------------ floors */
+
+/*
+ * floor_spsc: one producer, one consumer, a flag word per slot and no
+ * shared index.  Each side keeps its position to itself; the only lines
+ * that cross between the CPUs are the slots'.  A 64-byte event and its
+ * flag cannot share one 64-byte line, so a slot is the event's line and,
+ * after it, a line starting with the flag: a 128-byte-aligned pair, the
+ * unit the adjacent-line prefetcher fetches (lfpoll's 64-byte slots are
+ * laid out the same way).  There is no read-modify-write anywhere: this is
+ * the floor of handing over one event.
+ */
+struct fs_slot {
+	struct ev64 ev;
+	atomic_uint full;       /* 1: ev holds an event not yet consumed */
+} __attribute__((aligned(128)));
+
+struct fsq {
+	struct fs_slot *slots;  /* read-only after create */
+	uint32_t mask;
+	uint32_t head __attribute__((aligned(128)));  /* producer's only */
+	uint32_t tail __attribute__((aligned(128)));  /* consumer's only */
+} __attribute__((aligned(128)));
+
+static void *fs_create(void)
+{
+	struct fsq *q = alloc_aligned(128, sizeof(*q));
+	uint32_t i;
+
+	if (!q)
+		return NULL;
+	q->slots = alloc_aligned(128, CAPACITY * sizeof(*q->slots));
+	if (!q->slots) {
+		free(q);
+		return NULL;
+	}
+	for (i = 0; i < CAPACITY; i++)
+		atomic_init(&q->slots[i].full, 0);
+	q->mask = CAPACITY - 1;
+	q->head = q->tail = 0;
+	return q;
+}
+
+static void fs_destroy(void *p)
+{
+	struct fsq *q = p;
+
+	free(q->slots);
+	free(q);
+}
+
+OP unsigned op_fs_enqn(void *p, const struct ev64 *e, unsigned n)
+{
+	struct fsq *q = p;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct fs_slot *s = &q->slots[(q->head + i) & q->mask];
+
+		/* F1: acquire pairs with F4: the consumer's copy of the
+		 * previous lap's event is complete before we overwrite it. */
+		if (atomic_load_explicit(&s->full, memory_order_acquire))
+			break;
+		s->ev = e[i];
+		/* F2: release pairs with F3: the event is written before the
+		 * consumer can see the slot full. */
+		atomic_store_explicit(&s->full, 1, memory_order_release);
+	}
+	q->head += i;
+	return i;
+}
+
+OP unsigned op_fs_deqn(void *p, struct ev64 *e, unsigned n)
+{
+	struct fsq *q = p;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct fs_slot *s = &q->slots[(q->tail + i) & q->mask];
+
+		/* F3: acquire pairs with F2: we read the event the producer
+		 * wrote before it set the flag. */
+		if (!atomic_load_explicit(&s->full, memory_order_acquire))
+			break;
+		e[i] = s->ev;
+		/* F4: release pairs with F1: our copy is done before the
+		 * producer may reuse the slot. */
+		atomic_store_explicit(&s->full, 0, memory_order_release);
+	}
+	q->tail += i;
+	return i;
+}
+
+OP int op_fs_enq(void *q, const struct ev64 *e)
+{
+	return !op_fs_enqn(q, e, 1);
+}
+
+OP int op_fs_deq(void *q, struct ev64 *e)
+{
+	return !op_fs_deqn(q, e, 1);
+}
+
+/*
+ * floor_index: one producer, one consumer, shared head and tail indices
+ * and 64-byte slots (one line per event).  Each side writes its own index
+ * on its own line and keeps a copy of the other's there, re-reading the
+ * other's line only when its copy says full or empty; a burst moves its
+ * events with one index update, so one line crosses per burst besides the
+ * events' own.  The indices run free; head - tail (unsigned) is the fill,
+ * so all CAPACITY slots are usable.  The floor of a burst.
+ */
+struct fiq {
+	struct ev64 *slots;     /* read-only after create */
+	uint32_t mask;
+	atomic_uint head __attribute__((aligned(128)));  /* written by producer */
+	uint32_t tail_seen;     /* producer's copy of tail */
+	atomic_uint tail __attribute__((aligned(128)));  /* written by consumer */
+	uint32_t head_seen;     /* consumer's copy of head */
+} __attribute__((aligned(128)));
+
+static void *fi_create(void)
+{
+	struct fiq *q = alloc_aligned(128, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->slots = alloc_aligned(64, CAPACITY * sizeof(*q->slots));
+	if (!q->slots) {
+		free(q);
+		return NULL;
+	}
+	q->mask = CAPACITY - 1;
+	atomic_init(&q->head, 0);
+	atomic_init(&q->tail, 0);
+	q->tail_seen = q->head_seen = 0;
+	return q;
+}
+
+static void fi_destroy(void *p)
+{
+	struct fiq *q = p;
+
+	free(q->slots);
+	free(q);
+}
+
+OP unsigned op_fi_enqn(void *p, const struct ev64 *e, unsigned n)
+{
+	struct fiq *q = p;
+	/* Relaxed: only this producer writes head. */
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t room = CAPACITY - (head - q->tail_seen), i;
+
+	if (room < n) {
+		/* I1: acquire pairs with I4: the consumer's copies out of the
+		 * slots it freed are done before we refill them. */
+		q->tail_seen = atomic_load_explicit(&q->tail,
+		                                    memory_order_acquire);
+		room = CAPACITY - (head - q->tail_seen);
+		if (n > room)
+			n = room;
+		if (!n)
+			return 0;
+	}
+	for (i = 0; i < n; i++)
+		q->slots[(head + i) & q->mask] = e[i];
+	/* I2: release pairs with I3: the events are written before the
+	 * consumer can see the new head. */
+	atomic_store_explicit(&q->head, head + n, memory_order_release);
+	return n;
+}
+
+OP unsigned op_fi_deqn(void *p, struct ev64 *e, unsigned n)
+{
+	struct fiq *q = p;
+	/* Relaxed: only this consumer writes tail. */
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint32_t have = q->head_seen - tail, i;
+
+	if (have < n) {
+		/* I3: acquire pairs with I2: we read events written before
+		 * the head we see. */
+		q->head_seen = atomic_load_explicit(&q->head,
+		                                    memory_order_acquire);
+		have = q->head_seen - tail;
+		if (n > have)
+			n = have;
+		if (!n)
+			return 0;
+	}
+	for (i = 0; i < n; i++)
+		e[i] = q->slots[(tail + i) & q->mask];
+	/* I4: release pairs with I1: our copies are done before the
+	 * producer can see these slots free. */
+	atomic_store_explicit(&q->tail, tail + n, memory_order_release);
+	return n;
+}
+
+OP int op_fi_enq(void *q, const struct ev64 *e)
+{
+	return !op_fi_enqn(q, e, 1);
+}
+
+OP int op_fi_deq(void *q, struct ev64 *e)
+{
+	return !op_fi_deqn(q, e, 1);
+}
+
 /* ------------------------------------------------------------ workers */
 
 /* One implementation in one case. */
@@ -658,6 +910,9 @@ struct impl_def {
 	void *(*create)(void);
 	void (*destroy)(void *q);
 	bench_run_fn st_one, st_burst, mt;
+	/* Non-NULL: not run where a case has more than one producer or more
+	 * than one consumer, for this reason. */
+	const char *solo;
 };
 
 #define INSTANTIATE(X)                                                          \
@@ -672,12 +927,28 @@ static void *cons_##X(void *w)                                                  
 static int mt_##X(void *a, struct bench_round *r)                               \
 { return bench_mt_run(&((struct ring_ctx *)a)->mt, r, prod_##X, cons_##X); }
 
-#define IMPL(name, X) \
-	{ name, NULL, X##_create, X##_destroy, st_one_##X, st_burst_##X, mt_##X }
-#define IMPL_SKIP(name, why) { name, why, NULL, NULL, NULL, NULL, NULL }
+#define IMPL_1P1C(name, X, solo) \
+	{ name, NULL, X##_create, X##_destroy, st_one_##X, st_burst_##X, mt_##X, \
+	  solo }
+#define IMPL(name, X) IMPL_1P1C(name, X, NULL)
+#define IMPL_SKIP(name, why) { name, why, NULL, NULL, NULL, NULL, NULL, NULL }
+
+#define SOLO_SPSC "single producer, single consumer: not for this case"
+/*
+ * atomic_queue's slot state has no lap: a consumer that claimed a position
+ * and stalls before taking its slot lets the consumer of the same slot one
+ * lap later take the element meant for it (and a stalled producer lets a
+ * later lap's producer fill its slot), so one producer's events come out of
+ * order.  With 4 threads on 2 CPUs preemption does exactly that, and the
+ * order check fails; with one producer and one consumer it cannot happen.
+ */
+#define SOLO_AQ "reorders a producer's events when a thread stalls a lap " \
+	"between its claim and its slot (the slot state has no lap)"
 
 INSTANTIATE(lfpoll)
 INSTANTIATE(mutex)
+INSTANTIATE(fs)
+INSTANTIATE(fi)
 #ifdef HAVE_CK_RING
 INSTANTIATE(ck)
 INSTANTIATE(ckp)
@@ -686,9 +957,17 @@ INSTANTIATE(ckp)
 INSTANTIATE(dpdk)
 INSTANTIATE(hts)
 #endif
+#ifdef HAVE_ATOMIC_QUEUE
+INSTANTIATE(aq)
+#endif
+#ifdef HAVE_CONCURRENTQUEUE
+INSTANTIATE(mc)
+#endif
 
 static const struct impl_def impls[] = {
 	IMPL("lfpoll", lfpoll),
+	IMPL_1P1C("floor_spsc", fs, SOLO_SPSC),
+	IMPL_1P1C("floor_index", fi, SOLO_SPSC),
 #ifdef HAVE_CK_RING
 	IMPL("ck_ring", ck),
 	IMPL("ck_ring_ptr", ckp),
@@ -703,16 +982,46 @@ static const struct impl_def impls[] = {
 	IMPL_SKIP("dpdk_mpmc", "DPDK not found by pkg-config: libdpdk-dev"),
 	IMPL_SKIP("dpdk_hts", "DPDK not found by pkg-config: libdpdk-dev"),
 #endif
+#ifdef HAVE_ATOMIC_QUEUE
+	IMPL_1P1C("atomic_queue", aq, SOLO_AQ),
+#else
+	IMPL_SKIP("atomic_queue", "atomic_queue.h not found: libatomic-queue-dev"),
+#endif
+#ifdef HAVE_CONCURRENTQUEUE
+	IMPL("moodycamel", mc),
+#else
+	IMPL_SKIP("moodycamel",
+	          "concurrentqueue.h not found: libconcurrentqueue-dev"),
+#endif
 	IMPL("mutex", mutex),
 };
 #define NIMPL BENCH_LEN(impls)
 
-static const struct bench_target t_1thr[] = { { "ck_ring", 1.0 } };
-static const struct bench_target t_1p1c[] = { { "ck_ring", 10.0 },
-                                              { "dpdk_mpmc", 10.0 } };
-static const struct bench_target t_2p2c[] = { { "ck_ring", 3.0 },
-                                              { "dpdk_mpmc", 3.0 } };
-static const struct bench_target t_b32[] = { { "dpdk_mpmc", 1.5 } };
+/*
+ * Targets: lfpoll/peer at least this (peer ns / lfpoll ns).  atomic_queue
+ * is a bounded MPMC FIFO of values, as lfpoll's ring is, so the cases where
+ * it keeps that order (one producer, one consumer) ask for parity with it;
+ * its burst rows are single calls (it has none).  Where it does not keep
+ * it (2p2c) it is skipped (SOLO_AQ) and no target names it.
+ */
+static const struct bench_target t_1thr[] = { { "ck_ring", 1.1 },
+                                              { "atomic_queue", 1.0 } };
+static const struct bench_target t_1thr_b32[] = { { "ck_ring", 1.4 },
+                                                  { "dpdk_mpmc", 1.0 },
+                                                  { "atomic_queue", 1.0 } };
+static const struct bench_target t_1p1c[] = { { "floor_spsc", 0.87 },
+                                              { "ck_ring", 1.7 },
+                                              { "dpdk_mpmc", 1.7 },
+                                              { "atomic_queue", 1.0 } };
+static const struct bench_target t_2p2c[] = { { "dpdk_mpmc", 2.0 },
+                                              { "ck_ring", 1.3 } };
+static const struct bench_target t_1p1c_b32[] = { { "dpdk_mpmc", 0.9 },
+                                                  { "atomic_queue", 1.0 } };
+
+/* The notes every case's label carries. */
+#define NOTE_B32 "ck_ring, atomic_queue: 32 single calls; moodycamel: " \
+	"bulk calls, enqueue all or none"
+#define NOTE_MC "; moodycamel: per-producer FIFO, not linearizable"
 
 static const struct case_def {
 	const char *name, *label;
@@ -721,18 +1030,20 @@ static const struct case_def {
 	const struct bench_target *targets;
 	size_t n_targets;
 } cases[] = {
-	{ "ring/1thr", "one thread: enqueue one event, dequeue it",
+	{ "ring/1thr", "one thread: enqueue one event, dequeue it" NOTE_MC,
 	  0, 0, 1, t_1thr, BENCH_LEN(t_1thr) },
 	{ "ring/1thr-b32", "one thread: enqueue 32, dequeue 32 "
-	  "(burst calls; ck_ring: 32 single calls)", 0, 0, BURST, NULL, 0 },
-	{ "ring/1p1c", "1 producer + 1 consumer on 2 CPUs, single operations",
-	  1, 1, 1, t_1p1c, BENCH_LEN(t_1p1c) },
+	  "(burst calls; " NOTE_B32 ")" NOTE_MC, 0, 0, BURST,
+	  t_1thr_b32, BENCH_LEN(t_1thr_b32) },
+	{ "ring/1p1c", "1 producer + 1 consumer on 2 CPUs, single operations"
+	  NOTE_MC, 1, 1, 1, t_1p1c, BENCH_LEN(t_1p1c) },
 	{ "ring/2p2c", "2 producers + 2 consumers: 4 threads on 2 cores, "
-	  "single operations", 2, 2, 1, t_2p2c, BENCH_LEN(t_2p2c) },
+	  "single operations" NOTE_MC, 2, 2, 1, t_2p2c, BENCH_LEN(t_2p2c) },
 	{ "ring/1p1c-b32", "1 producer + 1 consumer on 2 CPUs, bursts of 32 "
-	  "(ck_ring: 32 single calls)", 1, 1, BURST, t_b32, BENCH_LEN(t_b32) },
+	  "(" NOTE_B32 ")" NOTE_MC, 1, 1, BURST,
+	  t_1p1c_b32, BENCH_LEN(t_1p1c_b32) },
 	{ "ring/2p2c-b32", "2 producers + 2 consumers: 4 threads on 2 cores, "
-	  "bursts of 32 (ck_ring: 32 single calls)", 2, 2, BURST, NULL, 0 },
+	  "bursts of 32 (" NOTE_B32 ")" NOTE_MC, 2, 2, BURST, NULL, 0 },
 };
 #define NCASE BENCH_LEN(cases)
 
@@ -833,7 +1144,9 @@ int main(int argc, char **argv)
 			c->burst = cd->burst;
 			bi[ii] = (struct bench_impl){
 				.name = d->name,
-				.skip = d->skip,
+				.skip = d->skip ? d->skip
+				      : cd->np > 1 || cd->nc > 1 ? d->solo
+				      : NULL,
 				.arg = c,
 				.setup = ctx_setup,
 				.teardown = ctx_teardown,
