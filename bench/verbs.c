@@ -9,7 +9,7 @@
  *             API says:
  *               lfpoll: lfp_verbs_cq_read, else lfp_trywait on the verbs CQ
  *                       (drain, arm, re-poll) == 0, then poll(2) on the
- *                       channel fd (LFP_GETWAIT);
+ *                       CQ's LFP_GETWAIT fd;
  *               raw:    ibv_poll_cq, else ibv_req_notify_cq, ibv_poll_cq
  *                       again, then poll(2), ibv_get_cq_event, ack.
  *             Target: lfpoll's round trip <= 1.1x raw (ratio >= 0.91).
@@ -29,6 +29,7 @@ struct side {
 	struct ibv_cq *in, *out;           /* wait on in, answer on out */
 	struct ibv_comp_channel *ch_in;
 	struct lfp_verbs_cq *vin;          /* lfpoll only */
+	int wfd_in;                        /* vin's LFP_GETWAIT fd */
 	uint64_t items, max, budget, t0;
 	int first;                         /* the pinger starts */
 	int raw;
@@ -61,7 +62,7 @@ static int wait_lfpoll(struct side *s, uint64_t *wr_id)
 		if (r != -EAGAIN)
 			return bench_fail("lfp_verbs_cq_read: %d", r);
 		if (lfp_trywait(&f, 1) == 0) {
-			pfd.fd = s->ch_in->fd;
+			pfd.fd = s->wfd_in;
 			pfd.events = POLLIN;
 			pfd.revents = 0;
 			if (poll(&pfd, 1, 5000) == 0)
@@ -193,6 +194,7 @@ static int rt_run(void *arg, struct bench_round *r)
 	void *args[2];
 	uint64_t ns;
 	struct ibv_wc wc;
+	int i;
 
 	memset(t->s, 0, sizeof(t->s));
 	t->s[0].in = t->cq[1];
@@ -204,6 +206,10 @@ static int rt_run(void *arg, struct bench_round *r)
 	t->s[1].out = t->cq[1];
 	t->s[1].ch_in = t->ch[0];
 	t->s[1].vin = t->v[0];
+	for (i = 0; i < 2; i++)
+		if (t->s[i].vin && lfp_control(&t->s[i].vin->fid, LFP_GETWAIT,
+		                               &t->s[i].wfd_in))
+			return bench_fail("LFP_GETWAIT");
 	t->s[0].max = t->s[1].max = r->max_items ? r->max_items : UINT64_MAX;
 	t->s[0].budget = r->budget_ns ? r->budget_ns : UINT64_MAX;
 	t->s[0].raw = t->s[1].raw = t->raw;

@@ -256,47 +256,44 @@ Test(verbs_open, objects_built_with_other_headers_are_eproto)
 	rig_down(&r);
 }
 
-Test(verbs_open, two_fd_mode_cqs_on_one_channel_are_ebusy)
+Test(verbs_open, cqs_of_every_wait_object_share_one_channel)
 {
 	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };
 	struct lfp_verbs_cq_attr fd = { .wait_obj = LFP_WAIT_FD };
+	struct lfp_verbs_cq_attr un = { .wait_obj = LFP_WAIT_UNSPEC };
 	struct lfp_verbs_cq_attr set = { .wait_obj = LFP_WAIT_SET };
-	struct lfp_verbs_cq *v2 = NULL, *s1, *s2 = NULL;
-	struct ibv_cq *cq2, *cq3;
+	struct lfp_verbs_cq_attr none = { .wait_obj = LFP_WAIT_NONE };
+	struct lfp_verbs_cq *v[5];
+	struct ibv_cq *cq[5];
 	struct lfp_wait *ws, *ws2;
 	struct rig r;
+	int i;
 
 	rig_open(&r, 4, &fd);
-	cq2 = vf_cq_create(r.ctx, r.ch, NULL, 4);
-	cq3 = vf_cq_create(r.ctx, r.ch, NULL, 4);
-	cr_assert_eq(lfp_verbs_cq_open(cq2, r.ch, &fd, &v2, NULL), -EBUSY);
-	{
-		struct lfp_verbs_cq_attr un = { .wait_obj = LFP_WAIT_UNSPEC };
-
-		cr_assert_eq(lfp_verbs_cq_open(cq2, r.ch, &un, &v2, NULL), -EBUSY,
-			     "UNSPEC is FD");
-	}
+	for (i = 0; i < 5; i++)
+		cq[i] = vf_cq_create(r.ctx, r.ch, NULL, 4);
 	cr_assert_eq(lfp_wait_open(&wa, &ws), 0);
-	set.wait_set = ws;
-	cr_assert_eq(lfp_verbs_cq_open(cq2, r.ch, &set, &v2, NULL), -EBUSY,
-		     "an FD object owns its channel");
-	cr_assert_null(v2);
-	cr_assert_eq(stats(cq2).arm_calls, 0);
-	cr_assert_eq(lfp_verbs_cq_close(r.vcq), 0);
-	r.vcq = NULL;
-
-	/* Sharing inside one set is fine; a second set is not. */
-	cr_assert_eq(lfp_verbs_cq_open(cq2, r.ch, &set, &s1, NULL), 0);
 	cr_assert_eq(lfp_wait_open(&wa, &ws2), 0);
+	cr_assert_eq(lfp_verbs_cq_open(cq[0], r.ch, &fd, &v[0], NULL), 0, "a second FD CQ");
+	cr_assert_eq(lfp_verbs_cq_open(cq[1], r.ch, &un, &v[1], NULL), 0, "UNSPEC is FD");
+	set.wait_set = ws;
+	cr_assert_eq(lfp_verbs_cq_open(cq[2], r.ch, &set, &v[2], NULL), 0, "a set member");
 	set.wait_set = ws2;
-	cr_assert_eq(lfp_verbs_cq_open(cq3, r.ch, &set, &s2, NULL), -EBUSY);
-	cr_assert_eq(lfp_verbs_cq_open(cq3, r.ch, &fd, &s2, NULL), -EBUSY);
-	cr_assert_null(s2);
-	cr_assert_eq(lfp_verbs_cq_close(s1), 0);
-	cr_assert_eq(lfp_wait_close(ws), 0);
-	cr_assert_eq(lfp_wait_close(ws2), 0);
-	cr_assert_eq(vf_cq_destroy(cq2, 1000), 0);
-	cr_assert_eq(vf_cq_destroy(cq3, 1000), 0);
+	cr_assert_eq(lfp_verbs_cq_open(cq[3], r.ch, &set, &v[3], NULL), 0, "another set's");
+	cr_assert_eq(lfp_verbs_cq_open(cq[4], r.ch, &none, &v[4], NULL), 0, "a NONE CQ");
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(stats(cq[i]).armed, VF_ARM_NEXT, "CQ %d armed at open", i);
+	cr_assert_neq(getwait_fd(&v[0]->fid), getwait_fd(&v[1]->fid),
+		      "each FD CQ has its own fd");
+	cr_assert_neq(getwait_fd(&v[0]->fid), getwait_fd(&r.vcq->fid));
+	cr_assert_eq(lfp_verbs_cq_open(cq[0], r.ch, &fd, &v[0], NULL), -EEXIST,
+		     "still one binding object per CQ");
+	for (i = 4; i >= 0; i--) {
+		cr_assert_eq(lfp_verbs_cq_close(v[i]), 0);
+		cr_assert_eq(vf_cq_destroy(cq[i], 1000), 0);
+	}
+	cr_assert_eq(lfp_wait_close(ws), 0, "the channel fd left the first set");
+	cr_assert_eq(lfp_wait_close(ws2), 0, "and the second");
 	rig_down(&r);
 }
 
@@ -316,7 +313,8 @@ Test(verbs_open, open_arms_the_cq_and_sets_up_the_fid)
 	cr_assert_eq(r.vcq->fid.fclass, LFP_CLASS_VERBS_CQ);
 	cr_assert_eq(lfp_control(&r.vcq->fid, LFP_GETWAITOBJ, &obj), 0);
 	cr_assert_eq(obj, LFP_WAIT_FD, "UNSPEC resolves to FD");
-	cr_assert_eq(getwait_fd(&r.vcq->fid), r.ch->fd, "the channel fd itself");
+	cr_assert_neq(getwait_fd(&r.vcq->fid), r.ch->fd,
+		      "the CQ's own mirror, not the channel fd another CQ may share");
 	cr_assert(fcntl(r.ch->fd, F_GETFL) & O_NONBLOCK);
 	cr_assert_eq(lfp_control(&r.vcq->fid, LFP_GETWAIT, NULL), -EINVAL);
 	rig_down(&r);

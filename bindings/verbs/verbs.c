@@ -13,18 +13,31 @@
  * reads serve first.  Channel events are acked on the CQ they name, in
  * batches; close flushes every ack so ibv_destroy_cq never waits forever.
  *
+ * Shared channels: any number of binding CQs, of any wait object, may
+ * share a channel.  Whoever drains the channel credits each event to the
+ * CQ it names and wakes that CQ's waiters: a wait set through
+ * lfp_binding_notify, an FD-mode CQ through its mirror.  The mirror is a
+ * per-CQ epoll fd (LFP_GETWAIT) that watches the channel fd and a per-CQ
+ * eventfd; the eventfd is written when another CQ credits this one, and
+ * read by this CQ's trywait before it looks at anything, so the mirror is
+ * readable while the channel holds an unread event (which may be this
+ * CQ's) or an event was credited to this CQ since its last trywait.
+ *
  * Locking: each verbs CQ has a mutex for its stash and counters (libibverbs
  * takes locks on this path anyway).  A process-wide registry maps ibv_cq to
  * the binding object, so that an event read from a shared channel is
  * credited to the CQ it names; that credit uses atomics only, so no two CQ
  * locks are ever held together.  Opens and closes also keep one record per
- * channel in use, with its count of binding CQs: the first adds the channel
- * fd to the wait set (and sets O_NONBLOCK), the last removes it.  Those
- * changes and the registry's are made under memb_lock, which only open and
- * close take, so they are one step for every other open and close.  It
- * cannot be reg_lock: adding an fd takes the wait set's lock, under which
- * the set's re-check takes a CQ's lock and then reg_lock.  Lock order:
- * memb_lock, then wait set, then CQ, then registry.
+ * channel in use, with its count of binding CQs, and under it one record
+ * per wait set with the count of that set's CQs on the channel: the first
+ * CQ on the channel sets O_NONBLOCK, the first of a set adds the channel fd
+ * to the set, the last of a set removes it.  Those changes and the
+ * registry's are made under memb_lock, which only open and close take, so
+ * they are one step for every other open and close.  It cannot be
+ * reg_lock: adding an fd takes the wait set's lock, under which the set's
+ * re-check takes a CQ's lock and then reg_lock.  Lock order: memb_lock,
+ * then wait set, then CQ, then registry; a credit made under the registry
+ * lock wakes another set through its signal, whose mutex is a leaf.
  *
  * Close must not run concurrently with any other call on its object
  * (lfp_verbs(3)); each object counts the callers inside its calls, so that
@@ -37,6 +50,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,13 +61,20 @@
 
 #define STASH 64 /* completions found by trywait's polls, served first */
 
+/* A wait set watching a channel's fd for its CQs on it; memb_lock. */
+struct vset {
+	struct lfp_wait *ws;
+	unsigned users;            /* the set's binding CQs on the channel */
+	int in_set;                /* the fd was added to ws */
+	struct vset *next;
+};
+
 /* A channel in use by binding CQs; memb_lock. */
 struct vchan {
 	struct ibv_comp_channel *channel;
-	struct lfp_wait *wait_set; /* the CQs' set, or NULL */
 	unsigned users;            /* binding CQs registered on the channel */
-	int in_set;                /* the fd was added to wait_set */
 	int orig_fl;               /* fd flags before the first user, or -1 */
+	struct vset *sets;         /* the wait sets that watch the fd */
 	struct vchan *next;
 };
 
@@ -74,7 +96,10 @@ struct vcq {
 	_Atomic uint32_t armed;    /* an arm is outstanding (no event read since) */
 	int err;                   /* a channel read failed (device gone): reads report it */
 	_Atomic uint32_t callers;  /* threads inside read, sread, trywait */
+	int evfd;                  /* FD mode: written when credited, else -1 */
+	int epfd;                  /* FD mode: the mirror (channel fd, evfd), else -1 */
 	struct vchan *chan;        /* memb_lock */
+	struct vset *vs;           /* memb_lock; the set's record, or NULL */
 	struct vcq *next;          /* registry */
 };
 
@@ -141,32 +166,23 @@ static struct vchan *chan_find(struct ibv_comp_channel *ch)
 	return NULL;
 }
 
-/*
- * The first user of c: O_NONBLOCK on the channel fd, and the fd into the
- * wait set.  memb_lock held.  0 or -errno; chan_put undoes what was done.
- */
+/* The first user of c sets O_NONBLOCK on the channel fd.  memb_lock held. */
 static int chan_first(struct vchan *c)
 {
-	int fd = c->channel->fd, fl = fcntl(fd, F_GETFL), ret;
+	int fd = c->channel->fd, fl = fcntl(fd, F_GETFL);
 
 	if (fl < 0)
 		return neg_errno();
 	c->orig_fl = fl;
 	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return neg_errno();
-	if (c->wait_set) {
-		ret = lfp_wait_add_fd(c->wait_set, fd, POLLIN, c);
-		if (ret)
-			return ret;
-		c->in_set = 1;
-	}
 	return 0;
 }
 
 /*
- * A user of c leaves (its CQ already unregistered); the last one takes the
- * fd out of the wait set, restores the fd flags when failed says the user's
- * open failed (a failed open changes nothing), and frees c.  memb_lock held.
+ * A user of c leaves (its CQ already unregistered, its set record put); the
+ * last one restores the fd flags when failed says the user's open failed (a
+ * failed open changes nothing), and frees c.  memb_lock held.
  */
 static void chan_put(struct vchan *c, int failed)
 {
@@ -174,8 +190,6 @@ static void chan_put(struct vchan *c, int failed)
 
 	if (--c->users)
 		return;
-	if (c->in_set)
-		(void)lfp_wait_del_fd(c->wait_set, c->channel->fd);
 	if (failed && c->orig_fl >= 0 && !(c->orig_fl & O_NONBLOCK))
 		(void)fcntl(c->channel->fd, F_SETFL, c->orig_fl);
 	for (pp = &chan_head; *pp; pp = &(*pp)->next)
@@ -184,6 +198,117 @@ static void chan_put(struct vchan *c, int failed)
 			break;
 		}
 	free(c);
+}
+
+/*
+ * A CQ of set ws joins channel c: the set's record (made from *spare when
+ * it is the set's first CQ on c), and the first adds the fd to the set.
+ * The count is taken even on failure: set_put undoes it.  memb_lock held.
+ */
+static int set_get(struct vchan *c, struct lfp_wait *ws, struct vset **spare,
+                   struct vset **vsp)
+{
+	struct vset *vs;
+	int ret;
+
+	for (vs = c->sets; vs && vs->ws != ws; vs = vs->next)
+		;
+	if (!vs) {
+		vs = *spare;
+		*spare = NULL;
+		vs->ws = ws;
+		vs->next = c->sets;
+		c->sets = vs;
+	}
+	*vsp = vs;
+	if (vs->users++ == 0) {
+		ret = lfp_wait_add_fd(ws, c->channel->fd, POLLIN, vs);
+		if (ret)
+			return ret;
+		vs->in_set = 1;
+	}
+	return 0;
+}
+
+/* A CQ of vs's set leaves c; the set's last takes the fd out.  memb_lock held. */
+static void set_put(struct vchan *c, struct vset *vs)
+{
+	struct vset **pp;
+
+	if (--vs->users)
+		return;
+	if (vs->in_set)
+		(void)lfp_wait_del_fd(vs->ws, c->channel->fd);
+	for (pp = &c->sets; *pp; pp = &(*pp)->next)
+		if (*pp == vs) {
+			*pp = vs->next;
+			break;
+		}
+	free(vs);
+}
+
+/*
+ * FD mode: the mirror, an epoll fd watching the channel fd and the CQ's own
+ * eventfd (level-triggered), so that it is readable while the channel holds
+ * an unread event or another CQ credited this one.  0 or -errno; on failure
+ * mirror_close frees what was made.
+ */
+static int mirror_open(struct vcq *v)
+{
+	struct epoll_event ev;
+
+	v->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (v->evfd < 0)
+		return neg_errno();
+	v->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (v->epfd < 0)
+		return neg_errno();
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = v->channel->fd;
+	if (epoll_ctl(v->epfd, EPOLL_CTL_ADD, v->channel->fd, &ev))
+		return neg_errno();
+	ev.data.fd = v->evfd;
+	if (epoll_ctl(v->epfd, EPOLL_CTL_ADD, v->evfd, &ev))
+		return neg_errno();
+	return 0;
+}
+
+static void mirror_close(struct vcq *v)
+{
+	if (v->epfd >= 0)
+		(void)close(v->epfd);
+	if (v->evfd >= 0)
+		(void)close(v->evfd);
+	v->epfd = v->evfd = -1;
+}
+
+/* Another CQ credited v: make v's mirror readable.  Never blocks. */
+static void mirror_post(struct vcq *v)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	/* EAGAIN only at a counter of 2^64-2, which is readable already. */
+	do
+		n = write(v->evfd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+}
+
+/*
+ * The first step of v's trywait: clear its credit notification, before it
+ * looks at the channel, the credits or the CQ.  A credit whose post this
+ * read consumed was counted before the post, so the look that follows sees
+ * it; a later post leaves the mirror readable.  Lock held.
+ */
+static void mirror_clear(struct vcq *v)
+{
+	uint64_t cnt;
+	ssize_t n;
+
+	do
+		n = read(v->evfd, &cnt, sizeof(cnt));
+	while (n < 0 && errno == EINTR);
 }
 
 /* Take v out of the registry; reg_lock held. */
@@ -237,11 +362,18 @@ static int drain_channel(struct vcq *v)
 		pthread_mutex_lock(&reg_lock);
 		o = reg_find(ev_cq);
 		if (o) {
-			/* Full-barrier RMW; o's trywait picks it up. */
-			(void)atomic_fetch_add(&o->foreign, 1);
+			/* Noted unarmed first: the count's full-barrier RMW
+			 * then releases the note to o's ack_events exchange,
+			 * after which o's trywait reads the note (it re-arms). */
 			atomic_store_explicit(&o->armed, 0, memory_order_relaxed);
+			(void)atomic_fetch_add(&o->foreign, 1);
+			/* Wake o's waiters after the count (design.md P1
+			 * before P2): its set, or its mirror.  o stays
+			 * registered, so alive, while reg_lock is held. */
 			if (o->wait_set)
 				lfp_binding_notify(o->wait_set);
+			else if (o->evfd >= 0)
+				mirror_post(o);
 		} else {
 			ibv_ack_cq_events(ev_cq, 1);
 		}
@@ -274,6 +406,8 @@ static int vcq_trywait_locked(struct vcq *v)
 {
 	int ret;
 
+	if (v->evfd >= 0)
+		mirror_clear(v);
 	ret = drain_channel(v);
 	if (ret) {
 		v->err = ret; /* sticky: the reader of a set member sees it too */
@@ -356,7 +490,7 @@ static int vcq_control(struct lfp_fid *fid, int command, void *arg)
 		return -ENOSYS;
 	if (v->wait_obj != LFP_WAIT_FD)
 		return -ENODATA;
-	*(int *)arg = v->channel->fd;
+	*(int *)arg = v->epfd;
 	return 0;
 }
 
@@ -382,6 +516,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 {
 	struct lfp_verbs_cq_attr a;
 	struct vchan *c, *spare;
+	struct vset *spare_set = NULL;
 	struct vcq *v, *o;
 	uint32_t credited;
 	int ret = 0, joined = 0;
@@ -402,9 +537,12 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 		return -EPROTO; /* built with other lfpoll headers */
 	v = calloc(1, sizeof(*v));
 	spare = calloc(1, sizeof(*spare)); /* the channel's record, if first */
-	if (!v || !spare) {
+	if (a.wait_set)
+		spare_set = calloc(1, sizeof(*spare_set)); /* the set's, if first */
+	if (!v || !spare || (a.wait_set && !spare_set)) {
 		free(v);
 		free(spare);
+		free(spare_set);
 		return -ENOMEM;
 	}
 	/* Filled by the device: no producer pushes its poll link (sticky). */
@@ -417,27 +555,29 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	v->wait_obj = a.wait_obj;
 	/* Set before v is published: a drain that credits v wakes it. */
 	v->wait_set = a.wait_set;
+	v->evfd = v->epfd = -1;
 	v->armed = 1; /* before it is published and armed: see vcq_trywait_locked */
 	if (pthread_mutex_init(&v->lock, NULL)) {
 		free(v);
 		free(spare);
+		free(spare_set);
 		return -ENOMEM;
 	}
+	/* The mirror too, so a credit finds it. */
+	if (a.wait_obj == LFP_WAIT_FD) {
+		ret = mirror_open(v);
+		if (ret)
+			goto fail;
+	}
 
-	/* One binding object per CQ; an FD object owns its channel (its
-	 * waiters sleep on the channel fd itself); CQs share a channel only
-	 * inside one wait set, which watches the fd once.  The checks come
-	 * first: a refused open changes nothing, not even the fd's flags. */
+	/* One binding object per CQ; any number of CQs, of any wait objects,
+	 * on one channel.  The check comes first: a refused open changes
+	 * nothing, not even the fd's flags. */
 	pthread_mutex_lock(&memb_lock);
 	pthread_mutex_lock(&reg_lock);
-	for (o = reg_head; o && !ret; o = o->next) {
+	for (o = reg_head; o && !ret; o = o->next)
 		if (o->cq == cq)
 			ret = -EEXIST;
-		else if (o->channel == channel &&
-		         (a.wait_obj == LFP_WAIT_FD || o->wait_obj == LFP_WAIT_FD ||
-		          o->wait_set != a.wait_set))
-			ret = -EBUSY;
-	}
 	if (!ret) {
 		v->next = reg_head;
 		reg_head = v;
@@ -452,20 +592,23 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 		c = spare;
 		spare = NULL;
 		c->channel = channel;
-		c->wait_set = a.wait_set;
 		c->orig_fl = -1;
 		c->next = chan_head;
 		chan_head = c;
 	}
 	v->chan = c;
-	/* The first user adds the fd; every later one finds it there, since
-	 * this runs under memb_lock as the last user's removal does. */
+	/* The first user sets O_NONBLOCK, the first of a set adds the fd;
+	 * every later one finds it done, since this runs under memb_lock as
+	 * the last user's removal does. */
 	if (c->users++ == 0) {
 		ret = chan_first(c);
 		if (ret)
 			goto fail_reg;
 	}
 	if (a.wait_set) {
+		ret = set_get(c, a.wait_set, &spare_set, &v->vs);
+		if (ret)
+			goto fail_reg;
 		ret = lfp_binding_join(a.wait_set, &v->member);
 		if (ret)
 			goto fail_reg;
@@ -473,7 +616,9 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	}
 	pthread_mutex_unlock(&memb_lock);
 	free(spare);
+	free(spare_set);
 	spare = NULL;
+	spare_set = NULL;
 
 	/* Arm at open (docs/verbs.md), with solicited_only.  Not under
 	 * memb_lock: other opens and closes go on meanwhile. */
@@ -496,12 +641,16 @@ fail_reg: /* memb_lock held */
 	credited = atomic_exchange(&v->foreign, 0);
 	if (credited)
 		ibv_ack_cq_events(cq, credited);
+	if (v->vs)
+		set_put(v->chan, v->vs);
 	chan_put(v->chan, 1);
 	pthread_mutex_unlock(&memb_lock);
 fail:
+	mirror_close(v);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 	free(spare);
+	free(spare_set);
 	return ret;
 }
 
@@ -530,6 +679,11 @@ static int vcq_read(struct vcq *v, struct ibv_wc *wc, int n)
 	}
 	if (!got && v->err)
 		got = v->err;
+	/* Events other CQs credited to v are acked in batches here too, for
+	 * a CQ that is read and never waited on.  Relaxed: a hint only; the
+	 * exchange in ack_events is what pairs with the credit. */
+	if (atomic_load_explicit(&v->foreign, memory_order_relaxed))
+		ack_events(v, 0);
 	pthread_mutex_unlock(&v->lock);
 	return got ? got : -EAGAIN;
 }
@@ -554,7 +708,7 @@ API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 static int vcq_sread(struct vcq *v, struct ibv_wc *wc, int n, int timeout)
 {
 	struct lfp_verbs_cq *vcq = &v->pub;
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	int64_t deadline;
 	int ret;
 
@@ -574,13 +728,16 @@ static int vcq_sread(struct vcq *v, struct ibv_wc *wc, int n, int timeout)
 		}
 		if (ret)
 			return ret;
-		pfd.fd = v->channel->fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		ret = poll(&pfd, 1, lfp_binding_ms_left(deadline));
+		/* What the mirror watches, watched directly: the channel
+		 * (an event, maybe ours) and the credit eventfd. */
+		pfd[0].fd = v->channel->fd;
+		pfd[1].fd = v->evfd;
+		pfd[0].events = pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		ret = poll(pfd, 2, lfp_binding_ms_left(deadline));
 		if (ret < 0 && errno != EINTR)
 			return neg_errno();
-		if (pfd.revents & (POLLERR | POLLNVAL))
+		if (pfd[0].revents & (POLLERR | POLLNVAL))
 			return -EIO; /* the device is gone */
 		if (ret == 0 && lfp_binding_expired(deadline))
 			return lfp_verbs_cq_read(vcq, wc, n);
@@ -606,10 +763,11 @@ API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
 
 /*
  * Close: -EBUSY while in a poll set or while a thread is inside another call
- * on the object (the misuse close can see).  Reads what is left on an
- * exclusively owned channel and acks every event read for this CQ, so that
- * the caller's ibv_destroy_cq does not wait.  Stashed completions are
- * dropped.  The last CQ on a channel takes its fd out of the wait set.
+ * on the object (the misuse close can see).  Reads what is left on the
+ * channel, crediting other CQs' events to them, and acks every event read
+ * for this CQ, so that the caller's ibv_destroy_cq does not wait.  Stashed
+ * completions are dropped.  The last CQ of a wait set on a channel takes
+ * the fd out of the set.
  */
 API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 {
@@ -636,8 +794,12 @@ API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 	/* Unregistered: nobody credits us any more; count what was credited. */
 	ack_events(v, 1);
 	pthread_mutex_unlock(&v->lock);
+	if (v->vs)
+		set_put(v->chan, v->vs);
 	chan_put(v->chan, 0);
 	pthread_mutex_unlock(&memb_lock);
+	/* Unregistered: no credit posts to the mirror any more. */
+	mirror_close(v);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 	return 0;

@@ -4,8 +4,11 @@
  *
  * A verbs CQ is an lfp_fid: lfp_trywait drains its channel events (acks
  * batched), re-arms it and polls again, keeping what that poll found in a
- * stash so no completion is lost; it joins poll sets and wait sets.  A verbs
- * async object moves the device's async events into an lfpoll EQ.
+ * stash so no completion is lost; it joins poll sets and wait sets.  Any
+ * number of verbs CQs, with any wait objects, may share a channel: an event
+ * is acked on the CQ it names and wakes that CQ, whoever reads it, and an
+ * FD-mode CQ's LFP_GETWAIT fd is its own.  A verbs async object moves the
+ * device's async events into an lfpoll EQ.
  *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
  * given: the caller destroys them after the binding's close.  Every call
