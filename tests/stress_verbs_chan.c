@@ -5,7 +5,8 @@
  * Four binding CQs share one channel: one in FD mode whose thread blocks
  * in lfp_verbs_cq_sread, two in FD mode whose threads run lfp_trywait and
  * poll(2) on their LFP_GETWAIT fds (pausing at random in between, as an
- * application may), and one in a wait set whose thread runs lfp_wait.  A producer pushes completions to random CQs with random
+ * application may; one of them is an extended CQ read with its completion
+ * timestamps), and one in a wait set whose thread runs lfp_wait.  A producer pushes completions to random CQs with random
  * pauses; whichever thread drains the channel reads events that name the
  * others, so every wakeup of a CQ other than the reader's goes through the
  * binding's credit (the mirror eventfd, or the set's signal).
@@ -29,12 +30,14 @@
 #include "vf.h"
 
 #define NQ 4
+#define EXQ 2 /* an extended CQ (ibv_cq_ex) with completion timestamps */
 enum mode { M_SREAD, M_POLL, M_SET };
 
 struct reader {
 	struct rig *r;
 	int idx;
 	enum mode mode;
+	int ex;                      /* an extended CQ (lfp_verbs_cq_ex_read) */
 	uint64_t want, got;
 	uint64_t seed;
 	unsigned char *seen;
@@ -54,22 +57,19 @@ struct rig {
 
 static const enum mode modes[NQ] = { M_SREAD, M_POLL, M_POLL, M_SET };
 
-static void take(struct reader *d, const struct ibv_wc *wc, int n)
+static void take(struct reader *d, const uint64_t *ids, int n)
 {
 	int j;
 	uint64_t k;
 
 	for (j = 0; j < n; j++) {
-		CHECK(wc[j].status == IBV_WC_SUCCESS, "reader %d: status %d",
-		      d->idx, (int)wc[j].status);
-		CHECK(wc[j].wr_id % NQ == (uint64_t)d->idx,
+		CHECK(ids[j] % NQ == (uint64_t)d->idx,
 		      "reader %d got wr_id %llu of CQ %llu", d->idx,
-		      (unsigned long long)wc[j].wr_id,
-		      (unsigned long long)(wc[j].wr_id % NQ));
-		k = wc[j].wr_id / NQ;
-		CHECK(k < d->want, "wr_id %llu out of range", (unsigned long long)wc[j].wr_id);
+		      (unsigned long long)ids[j], (unsigned long long)(ids[j] % NQ));
+		k = ids[j] / NQ;
+		CHECK(k < d->want, "wr_id %llu out of range", (unsigned long long)ids[j]);
 		CHECK(!d->seen[k], "reader %d: wr_id %llu twice", d->idx,
-		      (unsigned long long)wc[j].wr_id);
+		      (unsigned long long)ids[j]);
 		d->seen[k] = 1;
 	}
 	d->got += (uint64_t)n;
@@ -84,8 +84,10 @@ static void *reader_main(void *arg)
 	struct lfp_verbs_cq *v = d->r->v[d->idx];
 	struct lfp_fid *f = &v->fid;
 	struct ibv_wc wc[8];
+	struct lfp_verbs_wc_ex xe[8];
+	uint64_t ids[8];
 	struct pollfd pfd;
-	int n, fd = -1;
+	int n, j, fd = -1;
 
 	if (d->mode == M_POLL)
 		CHECK(lfp_control(f, LFP_GETWAIT, &fd) == 0, "LFP_GETWAIT");
@@ -96,7 +98,8 @@ static void *reader_main(void *arg)
 			      "(lost wakeup)", d->idx, (unsigned long long)d->got,
 			      (unsigned long long)d->want);
 		} else {
-			n = lfp_verbs_cq_read(v, wc, 8);
+			n = d->ex ? lfp_verbs_cq_ex_read(v, xe, 8) :
+			            lfp_verbs_cq_read(v, wc, 8);
 			if (n == -EAGAIN) {
 				if (d->mode == M_POLL && lfp_trywait(&f, 1) == 0) {
 					/* An application may do anything between
@@ -123,7 +126,22 @@ static void *reader_main(void *arg)
 			}
 		}
 		CHECK(n > 0, "reader %d: read %d", d->idx, n);
-		take(d, wc, n);
+		for (j = 0; j < n; j++) {
+			if (d->ex) {
+				CHECK(xe[j].status == IBV_WC_SUCCESS &&
+				      xe[j].completion_ts == xe[j].wr_id + 1,
+				      "reader %d: status %d, timestamp %llu for wr_id %llu",
+				      d->idx, (int)xe[j].status,
+				      (unsigned long long)xe[j].completion_ts,
+				      (unsigned long long)xe[j].wr_id);
+				ids[j] = xe[j].wr_id;
+			} else {
+				CHECK(wc[j].status == IBV_WC_SUCCESS, "reader %d: "
+				      "status %d", d->idx, (int)wc[j].status);
+				ids[j] = wc[j].wr_id;
+			}
+		}
+		take(d, ids, n);
 	}
 	return NULL;
 }
@@ -143,7 +161,9 @@ static void report(void *arg)
 int main(void)
 {
 	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };
-	struct lfp_verbs_cq_attr a;
+	struct lfp_verbs_cq_ex_attr a;
+	struct vf_cqe_ex ex;
+	struct ibv_wc wc;
 	pthread_t t[NQ];
 	uint64_t t0 = stress_now_ns(), seed = t0, sent[NQ] = { 0 }, total = 0, x;
 	unsigned long full = 0, quiet = 0;
@@ -162,12 +182,23 @@ int main(void)
 	CHECK(lfp_wait_open(&wa, &r.ws) == 0, "lfp_wait_open");
 	for (i = 0; i < NQ; i++) {
 		memset(&a, 0, sizeof(a));
-		a.ack_batch = (unsigned)i * 5; /* 0 (the default), 5, 10, 15 */
-		a.wait_obj = modes[i] == M_SET ? LFP_WAIT_SET : LFP_WAIT_FD;
-		a.wait_set = modes[i] == M_SET ? r.ws : NULL;
-		r.cq[i] = vf_cq_create(r.ctx, r.ch, NULL, 32);
-		CHECK(r.cq[i] != NULL, "vf_cq_create");
-		ret = lfp_verbs_cq_open(r.cq[i], r.ch, &a, &r.v[i], NULL);
+		a.cq.ack_batch = (unsigned)i * 5; /* 0 (the default), 5, 10, 15 */
+		a.cq.wait_obj = modes[i] == M_SET ? LFP_WAIT_SET : LFP_WAIT_FD;
+		a.cq.wait_set = modes[i] == M_SET ? r.ws : NULL;
+		a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+		r.rd[i].ex = i == EXQ;
+		if (r.rd[i].ex) {
+			struct ibv_cq_ex *x = vf_cq_ex_create(r.ctx, r.ch, NULL, 32,
+			                                      a.wc_flags);
+
+			CHECK(x != NULL, "vf_cq_ex_create");
+			r.cq[i] = ibv_cq_ex_to_cq(x);
+			ret = lfp_verbs_cq_ex_open(x, r.ch, &a, &r.v[i], NULL);
+		} else {
+			r.cq[i] = vf_cq_create(r.ctx, r.ch, NULL, 32);
+			CHECK(r.cq[i] != NULL, "vf_cq_create");
+			ret = lfp_verbs_cq_open(r.cq[i], r.ch, &a.cq, &r.v[i], NULL);
+		}
 		CHECK(ret == 0, "open CQ %d on the shared channel: %d", i, ret);
 		r.rd[i].r = &r;
 		r.rd[i].idx = i;
@@ -186,8 +217,12 @@ int main(void)
 		i = (int)(x % NQ);
 		if (sent[i] == r.per)
 			continue;
-		ret = vf_cq_push(r.cq[i], sent[i] * NQ + (uint64_t)i, IBV_WC_SUCCESS,
-		                 (int)((x >> 8) & 1));
+		memset(&wc, 0, sizeof(wc));
+		memset(&ex, 0, sizeof(ex));
+		wc.wr_id = sent[i] * NQ + (uint64_t)i;
+		wc.opcode = IBV_WC_RECV;
+		ex.completion_ts = wc.wr_id + 1;
+		ret = vf_cq_push_ex(r.cq[i], &wc, &ex, (int)((x >> 8) & 1));
 		if (ret == -ENOSPC) {
 			/* Full: its reader is behind.  The watchdog fails the
 			 * run if it never catches up (asleep with work). */
@@ -232,7 +267,7 @@ int main(void)
 	CHECK(ibv_destroy_comp_channel(r.ch) == 0, "destroy channel");
 	CHECK(vf_ctx_destroy(r.ctx) == 0, "objects left alive");
 	printf("stress_verbs_chan: PASS %llu completions through %d CQs of one "
-	       "channel (1 sread, 2 trywait+poll, 1 wait set), each exactly once; "
+	       "channel (1 sread, 2 trywait+poll of which 1 extended, 1 wait set), each exactly once; "
 	       "CQ full %lu times, %lu quiet points (%.1f s)\n",
 	       (unsigned long long)(NQ * r.per), NQ, full, quiet,
 	       stress_seconds_since(t0));

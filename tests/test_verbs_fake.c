@@ -355,6 +355,14 @@ static void rig_down(struct rig *r)
 	finish(r->ctx);
 }
 
+static struct vf_cq_stats stats(struct ibv_cq *cq)
+{
+	struct vf_cq_stats st;
+
+	vf_cq_stats(cq, &st);
+	return st;
+}
+
 static unsigned long written(struct ibv_cq *cq)
 {
 	struct vf_cq_stats st;
@@ -467,6 +475,75 @@ Test(fake_cq, real_ibv_create_cq_builds_a_fake_cq)
 	ibv_ack_cq_events(cq, 1);
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ch->refcnt, 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	finish(ctx);
+}
+
+Test(fake_cq, real_ibv_create_cq_ex_builds_an_extended_cq_polled_like_hardware)
+{
+	struct ibv_context *ctx = vf_ctx_create();
+	struct ibv_comp_channel *ch = vf_channel_create(ctx);
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+	struct vf_cqe_ex ex = { .completion_ts = 1234, .completion_wallclock_ns = 99 };
+	struct ibv_wc wc;
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq, *got;
+	void *got_ctx;
+	int marker;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 4;
+	ca.cq_context = &marker;
+	ca.channel = ch;
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	cr_assert_not_null(cqx);
+	cq = ibv_cq_ex_to_cq(cqx);
+	cr_assert_eq(cq->channel, ch);
+	cr_assert_eq(cq->cq_context, &marker);
+	cr_assert_eq(ch->refcnt, 1);
+	cr_assert_not_null(cqx->read_byte_len, "asked for");
+	cr_assert_not_null(cqx->read_completion_ts, "asked for");
+	cr_assert_null(cqx->read_completion_wallclock_ns, "not asked for: no op");
+	cr_assert_null(cqx->read_qp_num, "not asked for: no op");
+	cr_assert_eq(ibv_start_poll(cqx, &pa), ENOENT, "empty");
+	cr_assert_eq(stats(cq).polls, 1);
+	/* The arm rules are the plain CQ's. */
+	cr_assert_eq(ibv_req_notify_cq(cq, 0), 0);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = 5;
+	wc.byte_len = 64;
+	cr_assert_eq(vf_cq_push_ex(cq, &wc, &ex, 0), 0);
+	wc.wr_id = 6;
+	wc.status = IBV_WC_REM_ACCESS_ERR;
+	wc.vendor_err = 0x33;
+	cr_assert_eq(vf_cq_push_ex(cq, &wc, NULL, 0), 0);
+	cr_assert_eq(stats(cq).events_written, 1, "one event for the armed CQ");
+	cr_assert_eq(ibv_get_cq_event(ch, &got, &got_ctx), 0);
+	cr_assert_eq(got, cq, "the record names the CQ as ibv_cq_ex_to_cq does");
+	ibv_ack_cq_events(cq, 1);
+	cr_assert_eq(ibv_start_poll(cqx, &pa), 0);
+	cr_assert_eq(cqx->wr_id, 5);
+	cr_assert_eq(cqx->status, IBV_WC_SUCCESS);
+	cr_assert_eq(ibv_wc_read_byte_len(cqx), 64);
+	cr_assert_eq(ibv_wc_read_completion_ts(cqx), 1234);
+	cr_assert_eq(ibv_next_poll(cqx), 0);
+	cr_assert_eq(cqx->wr_id, 6);
+	cr_assert_eq(cqx->status, IBV_WC_REM_ACCESS_ERR);
+	cr_assert_eq(ibv_wc_read_vendor_err(cqx), 0x33);
+	ibv_end_poll(cqx);
+	cr_assert_eq(stats(cq).queued, 0, "end_poll consumed the current entry");
+	cr_assert_eq(stats(cq).cqes_polled, 2);
+	/* A poll fault comes out of start_poll as its errno. */
+	vf_cq_fail_next_poll(cq, EIO);
+	cr_assert_eq(ibv_start_poll(cqx, &pa), EIO);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ch->refcnt, 0);
+	ca.wc_flags = (uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS << 1;
+	errno = 0;
+	cr_assert_null(ibv_create_cq_ex(ctx, &ca));
+	cr_assert_eq(errno, EOPNOTSUPP, "unknown wc_flags are refused");
 	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
 	finish(ctx);
 }

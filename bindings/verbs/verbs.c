@@ -23,6 +23,11 @@
  * readable while the channel holds an unread event (which may be this
  * CQ's) or an event was credited to this CQ since its last trywait.
  *
+ * Extended CQs (ibv_cq_ex) take the same path: their events name
+ * ibv_cq_ex_to_cq(cq), which is armed, registered and acked as a plain CQ;
+ * only the poll differs (start_poll, next_poll, end_poll, and the read ops
+ * of the fields asked for at creation), and so the stash's entry size.
+ *
  * Locking: each verbs CQ has a mutex for its stash and counters (libibverbs
  * takes locks on this path anyway).  A process-wide registry maps ibv_cq to
  * the binding object, so that an event read from a shared channel is
@@ -78,9 +83,18 @@ struct vchan {
 	struct vchan *next;
 };
 
+struct vcq;
+
+/* Poll up to n entries into dst: a count, or -errno.  Lock held. */
+typedef int (*vcq_poll_fn)(struct vcq *v, void *dst, int n);
+
 struct vcq {
 	struct lfp_verbs_cq pub;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq;         /* an extended CQ's too: the one events name */
+	struct ibv_cq_ex *cqx;     /* an extended CQ, or NULL */
+	uint64_t wc_flags;         /* an extended CQ's fields to read */
+	vcq_poll_fn poll;          /* ibv_poll_cq, or start/next/end_poll */
+	size_t esz;                /* entry: struct ibv_wc or lfp_verbs_wc_ex */
 	struct ibv_comp_channel *channel;
 	unsigned ack_batch;
 	int solicited_only;
@@ -88,7 +102,7 @@ struct vcq {
 	struct lfp_wait *wait_set;
 	struct lfp_binding_member member; /* wait sets and poll sets */
 	pthread_mutex_t lock;
-	struct ibv_wc stash[STASH];
+	unsigned char *stash;      /* STASH entries of esz bytes */
 	unsigned stash_head, stash_len;
 	unsigned unacked;          /* channel events read for this CQ, not acked */
 	/* Written by other CQs that read an event naming this one. */
@@ -97,6 +111,7 @@ struct vcq {
 	int err;                   /* a channel read failed (device gone): reads report it */
 	_Atomic uint32_t callers;  /* threads inside read, sread, trywait */
 	int evfd;                  /* FD mode: written when credited, else -1 */
+	_Atomic uint32_t posts;    /* evfd writes announced, not yet read back */
 	int epfd;                  /* FD mode: the mirror (channel fd, evfd), else -1 */
 	struct vchan *chan;        /* memb_lock */
 	struct vset *vs;           /* memb_lock; the set's record, or NULL */
@@ -283,12 +298,21 @@ static void mirror_close(struct vcq *v)
 	v->epfd = v->evfd = -1;
 }
 
-/* Another CQ credited v: make v's mirror readable.  Never blocks. */
+/*
+ * Another CQ credited v: make v's mirror readable.  Never blocks.  The
+ * post is announced (posts += 1) before the write, so the eventfd's counter
+ * never exceeds posts: an owner that finds posts at 0 may skip its read,
+ * the eventfd is not readable (the protocol of lfpoll's own eventfd
+ * signal).
+ */
 static void mirror_post(struct vcq *v)
 {
 	uint64_t one = 1;
 	ssize_t n;
 
+	/* Full-barrier RMW, after the credit's count: pairs with the relaxed
+	 * load in mirror_clear (which only decides whether to read). */
+	(void)atomic_fetch_add(&v->posts, 1);
 	/* EAGAIN only at a counter of 2^64-2, which is readable already. */
 	do
 		n = write(v->evfd, &one, sizeof(one));
@@ -299,16 +323,29 @@ static void mirror_post(struct vcq *v)
  * The first step of v's trywait: clear its credit notification, before it
  * looks at the channel, the credits or the CQ.  A credit whose post this
  * read consumed was counted before the post, so the look that follows sees
- * it; a later post leaves the mirror readable.  Lock held.
+ * it; a later post leaves the mirror readable.  Only the owner reads the
+ * eventfd, under its lock, and subtracts what the read returned.  Lock
+ * held.
  */
 static void mirror_clear(struct vcq *v)
 {
 	uint64_t cnt;
 	ssize_t n;
 
+	/* Relaxed: a stale 0 only skips a read of a readable eventfd, so the
+	 * sleep that follows returns at once and the next trywait reads it
+	 * (one lap, never a lost wake); a stale non-zero costs one read. */
+	if (!atomic_load_explicit(&v->posts, memory_order_relaxed))
+		return;
 	do
 		n = read(v->evfd, &cnt, sizeof(cnt));
 	while (n < 0 && errno == EINTR);
+	/* Relaxed: posts is a count, not a publication; what orders the
+	 * credits whose posts were read is the eventfd itself (each was
+	 * announced, after its count, before its write). */
+	if (n == (ssize_t)sizeof(cnt))
+		(void)atomic_fetch_sub_explicit(&v->posts, (uint32_t)cnt,
+		                                memory_order_relaxed);
 }
 
 /* Take v out of the registry; reg_lock held. */
@@ -381,6 +418,93 @@ static int drain_channel(struct vcq *v)
 	}
 }
 
+/* A plain CQ: ibv_poll_cq, whose error is a negative errno or -1. */
+static int poll_plain(struct vcq *v, void *dst, int n)
+{
+	int got = ibv_poll_cq(v->cq, n, (struct ibv_wc *)dst);
+
+	if (got < 0)
+		return got < -1 ? got : neg_errno();
+	return got;
+}
+
+/*
+ * The current entry of an extended CQ into e: the fields asked for at
+ * creation, or with an error status the ones ibv_poll_cq(3) defines then
+ * (wr_id, status, vendor_err, qp_num).  Only ops for fields asked for are
+ * called: a provider may leave the others NULL.
+ */
+static void read_ex(struct vcq *v, struct lfp_verbs_wc_ex *e)
+{
+	struct ibv_cq_ex *x = v->cqx;
+	uint64_t f = v->wc_flags;
+
+	memset(e, 0, sizeof(*e));
+	e->wr_id = x->wr_id;
+	e->status = x->status;
+	if (e->status != IBV_WC_SUCCESS) {
+		e->vendor_err = ibv_wc_read_vendor_err(x);
+		e->fields = f & IBV_WC_EX_WITH_QP_NUM;
+		if (f & IBV_WC_EX_WITH_QP_NUM)
+			e->qp_num = ibv_wc_read_qp_num(x);
+		return;
+	}
+	e->opcode = ibv_wc_read_opcode(x);
+	e->wc_flags = ibv_wc_read_wc_flags(x);
+	e->fields = f;
+	if (f & IBV_WC_EX_WITH_BYTE_LEN)
+		e->byte_len = ibv_wc_read_byte_len(x);
+	if (f & IBV_WC_EX_WITH_IMM)
+		e->imm_data = ibv_wc_read_imm_data(x);
+	if (f & IBV_WC_EX_WITH_QP_NUM)
+		e->qp_num = ibv_wc_read_qp_num(x);
+	if (f & IBV_WC_EX_WITH_SRC_QP)
+		e->src_qp = ibv_wc_read_src_qp(x);
+	if (f & IBV_WC_EX_WITH_SLID)
+		e->slid = ibv_wc_read_slid(x);
+	if (f & IBV_WC_EX_WITH_SL)
+		e->sl = ibv_wc_read_sl(x);
+	if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		e->dlid_path_bits = ibv_wc_read_dlid_path_bits(x);
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		e->completion_ts = ibv_wc_read_completion_ts(x);
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		e->completion_wallclock_ns = ibv_wc_read_completion_wallclock_ns(x);
+	if (f & IBV_WC_EX_WITH_CVLAN)
+		e->cvlan = ibv_wc_read_cvlan(x);
+	if (f & IBV_WC_EX_WITH_FLOW_TAG)
+		e->flow_tag = ibv_wc_read_flow_tag(x);
+	if (f & IBV_WC_EX_WITH_TM_INFO)
+		ibv_wc_read_tm_info(x, &e->tm_info);
+}
+
+/*
+ * An extended CQ: ibv_start_poll (ENOENT: empty, and no end_poll), one
+ * ibv_next_poll per further entry, ibv_end_poll.  Their errors are
+ * positive errnos; one after some entries ends the batch, and the next
+ * poll meets it again.
+ */
+static int poll_ex(struct vcq *v, void *dst, int n)
+{
+	struct lfp_verbs_wc_ex *e = (struct lfp_verbs_wc_ex *)dst;
+	struct ibv_poll_cq_attr pa;
+	int got = 0, ret;
+
+	memset(&pa, 0, sizeof(pa));
+	ret = ibv_start_poll(v->cqx, &pa);
+	if (ret == ENOENT)
+		return 0;
+	if (ret)
+		return ret > 0 ? -ret : -EIO;
+	for (;;) {
+		read_ex(v, &e[got++]);
+		if (got == n || ibv_next_poll(v->cqx))
+			break;
+	}
+	ibv_end_poll(v->cqx);
+	return got;
+}
+
 /* Poll the CQ into the stash's free room; lock held.  Count or -errno. */
 static int poll_into_stash(struct vcq *v)
 {
@@ -391,9 +515,9 @@ static int poll_into_stash(struct vcq *v)
 		return 0;
 	tail = (v->stash_head + v->stash_len) % STASH;
 	n = STASH - tail < room ? STASH - tail : room;
-	got = ibv_poll_cq(v->cq, (int)n, &v->stash[tail]);
+	got = v->poll(v, v->stash + (size_t)tail * v->esz, (int)n);
 	if (got < 0)
-		return got < -1 ? got : neg_errno();
+		return got;
 	v->stash_len += (unsigned)got;
 	return got;
 }
@@ -510,9 +634,14 @@ static const struct lfp_fid_ops vcq_ops = {
 
 /* ------------------------------------------------------------ verbs CQ */
 
-API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
-                          const struct lfp_verbs_cq_attr *attr,
-                          struct lfp_verbs_cq **vcqp, void *context)
+/*
+ * Both opens: cq is the plain CQ, or the extended CQ cqx seen as one
+ * (ibv_cq_ex_to_cq), which is what its channel's events name.
+ */
+static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
+                    struct ibv_comp_channel *channel,
+                    const struct lfp_verbs_cq_attr *attr,
+                    struct lfp_verbs_cq **vcqp, void *context)
 {
 	struct lfp_verbs_cq_attr a;
 	struct vchan *c, *spare;
@@ -539,16 +668,25 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	spare = calloc(1, sizeof(*spare)); /* the channel's record, if first */
 	if (a.wait_set)
 		spare_set = calloc(1, sizeof(*spare_set)); /* the set's, if first */
-	if (!v || !spare || (a.wait_set && !spare_set)) {
+	if (v) {
+		v->esz = cqx ? sizeof(struct lfp_verbs_wc_ex) : sizeof(struct ibv_wc);
+		v->stash = calloc(STASH, v->esz);
+	}
+	if (!v || !v->stash || !spare || (a.wait_set && !spare_set)) {
+		if (v)
+			free(v->stash);
 		free(v);
 		free(spare);
 		free(spare_set);
 		return -ENOMEM;
 	}
 	/* Filled by the device: no producer pushes its poll link (sticky). */
-	lfp_binding_init(&v->pub.fid, LFP_CLASS_VERBS_CQ, context, &vcq_ops,
-	                 &v->member, 1);
+	lfp_binding_init(&v->pub.fid, cqx ? LFP_CLASS_VERBS_CQ_EX : LFP_CLASS_VERBS_CQ,
+	                 context, &vcq_ops, &v->member, 1);
 	v->cq = cq;
+	v->cqx = cqx;
+	v->wc_flags = wc_flags;
+	v->poll = cqx ? poll_ex : poll_plain;
 	v->channel = channel;
 	v->ack_batch = a.ack_batch ? a.ack_batch : LFP_VERBS_ACK_BATCH;
 	v->solicited_only = a.solicited_only;
@@ -558,6 +696,7 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
 	v->evfd = v->epfd = -1;
 	v->armed = 1; /* before it is published and armed: see vcq_trywait_locked */
 	if (pthread_mutex_init(&v->lock, NULL)) {
+		free(v->stash);
 		free(v);
 		free(spare);
 		free(spare_set);
@@ -648,31 +787,58 @@ fail_reg: /* memb_lock held */
 fail:
 	mirror_close(v);
 	pthread_mutex_destroy(&v->lock);
+	free(v->stash);
 	free(v);
 	free(spare);
 	free(spare_set);
 	return ret;
 }
 
-/*
- * Up to n completions, the stash first, then the CQ.  CQEs with an error
- * status come back as polled.  Returns the count, -EAGAIN, or -errno.
- */
-static int vcq_read(struct vcq *v, struct ibv_wc *wc, int n)
+API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                          const struct lfp_verbs_cq_attr *attr,
+                          struct lfp_verbs_cq **vcqp, void *context)
 {
+	return vcq_open(cq, NULL, 0, channel, attr, vcqp, context);
+}
+
+API int lfp_verbs_cq_ex_open(struct ibv_cq_ex *cq, struct ibv_comp_channel *channel,
+                             const struct lfp_verbs_cq_ex_attr *attr,
+                             struct lfp_verbs_cq **vcqp, void *context)
+{
+	uint64_t f = attr ? attr->wc_flags : 0;
+
+	if (!cq)
+		return -EINVAL;
+	/* Fields the binding does not know how to read. */
+	if (f & ~(uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS)
+		return -EINVAL;
+	return vcq_open(ibv_cq_ex_to_cq(cq), cq, f, channel, attr ? &attr->cq : NULL,
+	                vcqp, context);
+}
+
+/*
+ * Up to n entries (of v->esz bytes), the stash first, then the CQ.  CQEs
+ * with an error status come back as polled.  Returns the count, -EAGAIN,
+ * or -errno.
+ */
+static int vcq_read(struct vcq *v, void *out, int n)
+{
+	unsigned char *dst = (unsigned char *)out;
 	int got = 0, r;
 
 	pthread_mutex_lock(&v->lock);
 	while (got < n && v->stash_len) {
-		wc[got++] = v->stash[v->stash_head];
+		memcpy(dst + (size_t)got * v->esz,
+		       v->stash + (size_t)v->stash_head * v->esz, v->esz);
+		got++;
 		v->stash_head = (v->stash_head + 1) % STASH;
 		v->stash_len--;
 	}
 	if (got < n) {
-		r = ibv_poll_cq(v->cq, n - got, wc + got);
+		r = v->poll(v, dst + (size_t)got * v->esz, n - got);
 		if (r < 0 && got == 0) {
 			pthread_mutex_unlock(&v->lock);
-			return r < -1 ? r : neg_errno();
+			return r;
 		}
 		if (r > 0)
 			got += r;
@@ -688,42 +854,55 @@ static int vcq_read(struct vcq *v, struct ibv_wc *wc, int n)
 	return got ? got : -EAGAIN;
 }
 
-API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
+/* The caller's read of entries of the kind ex names (-EINVAL otherwise). */
+static int vcq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex)
 {
 	struct vcq *v = (struct vcq *)vcq;
 	int ret;
 
-	if (!v || !wc || n <= 0)
+	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
 		return -EINVAL;
 	(void)atomic_fetch_add(&v->callers, 1);
-	ret = vcq_read(v, wc, n);
+	ret = vcq_read(v, out, n);
 	(void)atomic_fetch_sub(&v->callers, 1);
 	return ret;
+}
+
+API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
+{
+	return vcq_read_api(vcq, wc, n, 0);
+}
+
+API int lfp_verbs_cq_ex_read(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
+                             int n)
+{
+	return vcq_read_api(vcq, wc, n, 1);
 }
 
 /*
  * Blocking read: timeout in ms (< 0 infinite).  -EAGAIN on timeout;
  * -ENOSYS for NONE and SET (wait on the set instead).
  */
-static int vcq_sread(struct vcq *v, struct ibv_wc *wc, int n, int timeout)
+static int vcq_sread(struct vcq *v, void *out, int n, int timeout)
 {
-	struct lfp_verbs_cq *vcq = &v->pub;
 	struct pollfd pfd[2];
 	int64_t deadline;
 	int ret;
 
 	deadline = lfp_binding_deadline(timeout);
 	for (;;) {
-		ret = lfp_verbs_cq_read(vcq, wc, n);
+		ret = vcq_read(v, out, n);
 		if (ret != -EAGAIN || timeout == 0)
 			return ret;
-		ret = vcq_trywait(&v->pub.fid);
+		pthread_mutex_lock(&v->lock);
+		ret = vcq_trywait_locked(v);
+		pthread_mutex_unlock(&v->lock);
 		if (ret == -EAGAIN) {
 			/* Work was seen, but another reader may take it: the
 			 * deadline holds on every lap, not only after a sleep
 			 * (docs/design.md, "Timeouts"). */
 			if (lfp_binding_expired(deadline))
-				return lfp_verbs_cq_read(vcq, wc, n);
+				return vcq_read(v, out, n);
 			continue;
 		}
 		if (ret)
@@ -740,25 +919,37 @@ static int vcq_sread(struct vcq *v, struct ibv_wc *wc, int n, int timeout)
 		if (pfd[0].revents & (POLLERR | POLLNVAL))
 			return -EIO; /* the device is gone */
 		if (ret == 0 && lfp_binding_expired(deadline))
-			return lfp_verbs_cq_read(vcq, wc, n);
+			return vcq_read(v, out, n);
 	}
 }
 
-API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
-                           int timeout)
+static int vcq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n, int timeout,
+                         int ex)
 {
 	struct vcq *v = (struct vcq *)vcq;
 	int ret;
 
-	if (!v || !wc || n <= 0)
+	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
 		return -EINVAL;
 	if (v->wait_obj != LFP_WAIT_FD)
 		return -ENOSYS;
 	/* Counted for the whole call, sleep included: close sees it. */
 	(void)atomic_fetch_add(&v->callers, 1);
-	ret = vcq_sread(v, wc, n, timeout);
+	ret = vcq_sread(v, out, n, timeout);
 	(void)atomic_fetch_sub(&v->callers, 1);
 	return ret;
+}
+
+API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
+                           int timeout)
+{
+	return vcq_sread_api(vcq, wc, n, timeout, 0);
+}
+
+API int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
+                              int n, int timeout)
+{
+	return vcq_sread_api(vcq, wc, n, timeout, 1);
 }
 
 /*
@@ -801,6 +992,7 @@ API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 	/* Unregistered: no credit posts to the mirror any more. */
 	mirror_close(v);
 	pthread_mutex_destroy(&v->lock);
+	free(v->stash);
 	free(v);
 	return 0;
 }

@@ -196,12 +196,20 @@ struct vf__obj {
 
 struct vf__cqe {
 	struct ibv_wc wc;
+	struct vf_cqe_ex ex;
 	int solicited;
 };
 
 struct vf__cq {
-	struct ibv_cq cq;
+	/* An extended CQ starts with the fields of a plain one (the cast of
+	 * ibv_cq_ex_to_cq), so one fake serves both. */
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cqx;    /* vf_cq_ex_create */
+	};
 	unsigned long magic;
+	int is_ex;
+	uint64_t wc_flags;         /* an extended CQ's, as created */
 	struct vf__obj obj;
 	struct vf__chan *chan;
 	unsigned long events_read; /* under vf__lock and cq.mutex */
@@ -216,6 +224,8 @@ struct vf__cq {
 	vf_cq_hook before, after;
 	void *hook_arg;
 	struct vf_cq_stats st;
+	int polling;               /* between start_poll's 0 and end_poll: qlock held */
+	int cur;                   /* ring[head] is the current (unconsumed) entry */
 };
 
 struct vf__qp { struct ibv_qp qp; struct vf__obj obj; };
@@ -1142,6 +1152,183 @@ struct ibv_cq *vf_cq_create(struct ibv_context *ibctx, struct ibv_comp_channel *
 	return &cq->cq;
 }
 
+/* ------------------------------------------------------- extended CQ */
+
+/*
+ * start_poll .. end_poll hold qlock, as a provider holds its CQ lock: a
+ * push waits until the poller is done.  Misuse (start while polling, next
+ * or end without a successful start, a read outside) is fatal, so a test
+ * sees the binding's mistake instead of a wrong answer.
+ */
+static struct vf__cq *vf__polling(struct ibv_cq_ex *cqx, const char *what)
+{
+	struct vf__cq *cq = vf__cq_of(ibv_cq_ex_to_cq(cqx));
+
+	if (!cq->is_ex || !cq->polling || !cq->cur)
+		vf__die(what);
+	return cq;
+}
+
+static const struct vf__cqe *vf__current(struct ibv_cq_ex *cqx)
+{
+	struct vf__cq *cq = vf__polling(cqx, "ibv_wc_read_* outside a poll");
+
+	return &cq->ring[cq->head];
+}
+
+static void vf__set_current(struct vf__cq *cq)
+{
+	cq->cur = 1;
+	cq->cqx.wr_id = cq->ring[cq->head].wc.wr_id;
+	cq->cqx.status = cq->ring[cq->head].wc.status;
+}
+
+static void vf__consume(struct vf__cq *cq)
+{
+	cq->head = (cq->head + 1) % cq->depth;
+	cq->count--;
+	cq->st.cqes_polled++;
+	cq->cur = 0;
+}
+
+static int vf__start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct vf__cq *cq = vf__cq_of(ibv_cq_ex_to_cq(cqx));
+	int err;
+
+	if (!attr || attr->comp_mask)
+		return EINVAL;
+	pthread_mutex_lock(&cq->qlock);
+	if (cq->polling)
+		vf__die("start_poll while polling (no end_poll)");
+	cq->st.polls++;
+	err = cq->fail_poll;
+	cq->fail_poll = 0;
+	if (!err && cq->count == 0)
+		err = ENOENT;
+	if (err) {
+		pthread_mutex_unlock(&cq->qlock);
+		return err; /* no end_poll may follow */
+	}
+	cq->polling = 1;
+	vf__set_current(cq);
+	return 0;
+}
+
+static int vf__next_poll(struct ibv_cq_ex *cqx)
+{
+	struct vf__cq *cq = vf__polling(cqx, "next_poll without a current entry");
+
+	vf__consume(cq);
+	if (cq->count == 0)
+		return ENOENT;
+	vf__set_current(cq);
+	return 0;
+}
+
+static void vf__end_poll(struct ibv_cq_ex *cqx)
+{
+	struct vf__cq *cq = vf__cq_of(ibv_cq_ex_to_cq(cqx));
+
+	if (!cq->is_ex || !cq->polling)
+		vf__die("end_poll without a successful start_poll");
+	if (cq->cur)
+		vf__consume(cq);
+	cq->polling = 0;
+	pthread_mutex_unlock(&cq->qlock);
+}
+
+static enum ibv_wc_opcode vf__read_opcode(struct ibv_cq_ex *c) { return vf__current(c)->wc.opcode; }
+static uint32_t vf__read_vendor_err(struct ibv_cq_ex *c) { return vf__current(c)->wc.vendor_err; }
+static uint32_t vf__read_byte_len(struct ibv_cq_ex *c) { return vf__current(c)->wc.byte_len; }
+static __be32 vf__read_imm_data(struct ibv_cq_ex *c) { return vf__current(c)->wc.imm_data; }
+static uint32_t vf__read_qp_num(struct ibv_cq_ex *c) { return vf__current(c)->wc.qp_num; }
+static uint32_t vf__read_src_qp(struct ibv_cq_ex *c) { return vf__current(c)->wc.src_qp; }
+static unsigned int vf__read_wc_flags(struct ibv_cq_ex *c) { return vf__current(c)->wc.wc_flags; }
+static uint32_t vf__read_slid(struct ibv_cq_ex *c) { return vf__current(c)->wc.slid; }
+static uint8_t vf__read_sl(struct ibv_cq_ex *c) { return vf__current(c)->wc.sl; }
+static uint8_t vf__read_dlid_path_bits(struct ibv_cq_ex *c) { return vf__current(c)->wc.dlid_path_bits; }
+static uint64_t vf__read_completion_ts(struct ibv_cq_ex *c) { return vf__current(c)->ex.completion_ts; }
+static uint16_t vf__read_cvlan(struct ibv_cq_ex *c) { return vf__current(c)->ex.cvlan; }
+static uint32_t vf__read_flow_tag(struct ibv_cq_ex *c) { return vf__current(c)->ex.flow_tag; }
+static void vf__read_tm_info(struct ibv_cq_ex *c, struct ibv_wc_tm_info *tm)
+{
+	*tm = vf__current(c)->ex.tm_info;
+}
+static uint64_t vf__read_wallclock(struct ibv_cq_ex *c)
+{
+	return vf__current(c)->ex.completion_wallclock_ns;
+}
+
+/* The ops of an extended CQ; read ops only for the fields asked for. */
+static void vf__cq_ex_ops(struct ibv_cq_ex *x, uint64_t f)
+{
+	x->start_poll = vf__start_poll;
+	x->next_poll = vf__next_poll;
+	x->end_poll = vf__end_poll;
+	x->read_opcode = vf__read_opcode;
+	x->read_vendor_err = vf__read_vendor_err;
+	x->read_wc_flags = vf__read_wc_flags;
+	if (f & IBV_WC_EX_WITH_BYTE_LEN)
+		x->read_byte_len = vf__read_byte_len;
+	if (f & IBV_WC_EX_WITH_IMM)
+		x->read_imm_data = vf__read_imm_data;
+	if (f & IBV_WC_EX_WITH_QP_NUM)
+		x->read_qp_num = vf__read_qp_num;
+	if (f & IBV_WC_EX_WITH_SRC_QP)
+		x->read_src_qp = vf__read_src_qp;
+	if (f & IBV_WC_EX_WITH_SLID)
+		x->read_slid = vf__read_slid;
+	if (f & IBV_WC_EX_WITH_SL)
+		x->read_sl = vf__read_sl;
+	if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		x->read_dlid_path_bits = vf__read_dlid_path_bits;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		x->read_completion_ts = vf__read_completion_ts;
+	if (f & IBV_WC_EX_WITH_CVLAN)
+		x->read_cvlan = vf__read_cvlan;
+	if (f & IBV_WC_EX_WITH_FLOW_TAG)
+		x->read_flow_tag = vf__read_flow_tag;
+	if (f & IBV_WC_EX_WITH_TM_INFO)
+		x->read_tm_info = vf__read_tm_info;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		x->read_completion_wallclock_ns = vf__read_wallclock;
+}
+
+struct ibv_cq_ex *vf_cq_ex_create(struct ibv_context *ibctx, struct ibv_comp_channel *ch,
+				  void *cq_context, int depth, uint64_t wc_flags)
+{
+	struct ibv_cq *ibcq;
+	struct vf__cq *cq;
+
+	if (wc_flags & ~(uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ibcq = vf_cq_create(ibctx, ch, cq_context, depth);
+	if (!ibcq)
+		return NULL;
+	cq = vf__cq_of(ibcq);
+	/* Not yet visible to any other thread: no lock needed. */
+	cq->is_ex = 1;
+	cq->wc_flags = wc_flags;
+	vf__cq_ex_ops(&cq->cqx, wc_flags);
+	return &cq->cqx;
+}
+
+/* The context's create_cq_ex op, behind the real (inline) ibv_create_cq_ex. */
+static struct ibv_cq_ex *vf__create_cq_ex(struct ibv_context *ibctx,
+					  struct ibv_cq_init_attr_ex *attr)
+{
+	if (!attr || attr->comp_mask || attr->flags || attr->cqe == 0 ||
+	    attr->cqe > INT32_MAX) {
+		errno = attr && attr->comp_mask ? EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	return vf_cq_ex_create(ibctx, attr->channel, attr->cq_context,
+			       (int)attr->cqe, attr->wc_flags);
+}
+
 static int vf__deadline(struct timespec *ts, int timeout_ms)
 {
 	if (timeout_ms < 0)
@@ -1280,10 +1467,18 @@ static int vf__prov_destroy_cq(struct ibv_cq *ibcq)
 
 int vf_cq_push_wc(struct ibv_cq *ibcq, const struct ibv_wc *wc, int solicited)
 {
+	return vf_cq_push_ex(ibcq, wc, NULL, solicited);
+}
+
+int vf_cq_push_ex(struct ibv_cq *ibcq, const struct ibv_wc *wc,
+		  const struct vf_cqe_ex *ex, int solicited)
+{
 	struct vf__cq *cq = vf__cq_of(ibcq);
 	int ret = 0;
 
 	pthread_mutex_lock(&cq->qlock);
+	if (cq->polling)
+		vf__die("vf_cq_push from inside the caller's own start_poll/end_poll");
 	if (cq->gone) {
 		ret = -ENODEV;
 	} else if (cq->dying) {
@@ -1294,6 +1489,10 @@ int vf_cq_push_wc(struct ibv_cq *ibcq, const struct ibv_wc *wc, int solicited)
 		struct vf__cqe *e = &cq->ring[(cq->head + cq->count) % cq->depth];
 
 		e->wc = *wc;
+		if (ex)
+			e->ex = *ex;
+		else
+			memset(&e->ex, 0, sizeof e->ex);
 		e->solicited = solicited;
 		cq->count++;
 		cq->st.cqes_pushed++;
@@ -1431,6 +1630,7 @@ struct ibv_context *vf_ctx_create(void)
 	ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ctx->vctx.context.ops.poll_cq = vf__poll_cq;
 	ctx->vctx.context.ops.req_notify_cq = vf__req_notify_cq;
+	ctx->vctx.create_cq_ex = vf__create_cq_ex;
 	pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
 
 	vf__live(1);

@@ -159,6 +159,40 @@ int vf_cq_push(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status status,
 	       int solicited);
 int vf_cq_push_wc(struct ibv_cq *cq, const struct ibv_wc *wc, int solicited);
 
+/* ------------------------------------------------------- extended CQ */
+
+/* What only an extended CQ reports, beside the struct ibv_wc fields. */
+struct vf_cqe_ex {
+	uint64_t completion_ts;           /* IBV_WC_EX_WITH_COMPLETION_TIMESTAMP */
+	uint64_t completion_wallclock_ns; /* ..._COMPLETION_TIMESTAMP_WALLCLOCK */
+	uint16_t cvlan;                   /* IBV_WC_EX_WITH_CVLAN */
+	uint32_t flow_tag;                /* IBV_WC_EX_WITH_FLOW_TAG */
+	struct ibv_wc_tm_info tm_info;    /* IBV_WC_EX_WITH_TM_INFO */
+};
+
+/*
+ * An extended CQ, as ibv_create_cq_ex returns one (the real ibv_create_cq_ex
+ * reaches this too, through the context's create_cq_ex op; then comp_mask
+ * and flags must be 0).  Built as vf_cq_create builds a plain one, with the
+ * same queue, arm rules, hooks and faults: ibv_cq_ex_to_cq(cq) is what
+ * vf_cq_push, vf_cq_stats, vf_cq_destroy (or the real ibv_destroy_cq) and
+ * the channel's records take.  start_poll returns ENOENT when empty (then
+ * no end_poll), the next ibv_poll_cq fault as its errno, and otherwise
+ * holds the CQ's lock until end_poll, as a provider may; next_poll
+ * consumes the current entry; end_poll consumes the current one if
+ * next_poll has not.  read_opcode, read_vendor_err and read_wc_flags are
+ * always set; every other read op only when its IBV_WC_EX_WITH_* flag is
+ * in wc_flags, NULL otherwise, as providers leave them: reading a field
+ * that was not asked for crashes.  Misuse of the poll calls is fatal.
+ * wc_flags outside IBV_CREATE_CQ_SUP_WC_FLAGS: NULL, errno EOPNOTSUPP.
+ */
+struct ibv_cq_ex *vf_cq_ex_create(struct ibv_context *ctx, struct ibv_comp_channel *ch,
+				  void *cq_context, int depth, uint64_t wc_flags);
+
+/* vf_cq_push_wc with the extended fields (ex NULL: zeros). */
+int vf_cq_push_ex(struct ibv_cq *cq, const struct ibv_wc *wc,
+		  const struct vf_cqe_ex *ex, int solicited);
+
 /*
  * Hooks run by every ibv_req_notify_cq on cq, without any fake lock held, so
  * they may call vf_cq_push, ibv_poll_cq or vf_cq_set_hooks: before runs ahead

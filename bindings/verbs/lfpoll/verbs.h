@@ -7,7 +7,9 @@
  * stash so no completion is lost; it joins poll sets and wait sets.  Any
  * number of verbs CQs, with any wait objects, may share a channel: an event
  * is acked on the CQ it names and wakes that CQ, whoever reads it, and an
- * FD-mode CQ's LFP_GETWAIT fd is its own.  A verbs async object moves the
+ * FD-mode CQ's LFP_GETWAIT fd is its own.  An extended CQ (ibv_cq_ex) is
+ * served the same way and read into struct lfp_verbs_wc_ex, with the fields
+ * asked for at its creation.  A verbs async object moves the
  * device's async events into an lfpoll EQ.
  *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
@@ -30,6 +32,7 @@ extern "C" {
 
 #define LFP_CLASS_VERBS_CQ    (LFP_CLASS_BINDING + 1)
 #define LFP_CLASS_VERBS_ASYNC (LFP_CLASS_BINDING + 2)
+#define LFP_CLASS_VERBS_CQ_EX (LFP_CLASS_BINDING + 3)
 
 /* EQ event code of an async event (payload: struct lfp_verbs_async_entry). */
 #define LFP_VERBS_ASYNC       (LFP_EVENT_USER - 1)
@@ -44,9 +47,43 @@ struct lfp_verbs_cq_attr {
 	struct lfp_wait *wait_set;   /* with LFP_WAIT_SET */
 };
 
-/* Opaque beyond its fid. */
+/* Opaque beyond its fid; a plain or an extended CQ. */
 struct lfp_verbs_cq {
 	struct lfp_fid fid;
+};
+
+/* An extended CQ (ibv_create_cq_ex): the plain attributes, and the fields. */
+struct lfp_verbs_cq_ex_attr {
+	struct lfp_verbs_cq_attr cq;
+	uint64_t wc_flags;           /* IBV_WC_EX_WITH_*, as given to ibv_create_cq_ex */
+};
+
+/*
+ * One completion of an extended CQ.  wr_id and status always; with
+ * IBV_WC_SUCCESS also opcode, wc_flags and every field asked for in
+ * wc_flags at open; with another status vendor_err, and qp_num if asked
+ * (what ibv_poll_cq(3) defines for a failed completion).  fields holds the
+ * IBV_WC_EX_WITH_* flags of the fields read; the others are 0.
+ */
+struct lfp_verbs_wc_ex {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t vendor_err;
+	unsigned int wc_flags;              /* IBV_WC_GRH, IBV_WC_WITH_IMM, ... */
+	uint64_t fields;                    /* IBV_WC_EX_WITH_* read */
+	uint32_t byte_len;                  /* BYTE_LEN */
+	__be32 imm_data;                    /* IMM: immediate data, or invalidated rkey */
+	uint32_t qp_num;                    /* QP_NUM */
+	uint32_t src_qp;                    /* SRC_QP */
+	uint32_t slid;                      /* SLID */
+	uint8_t sl;                         /* SL */
+	uint8_t dlid_path_bits;             /* DLID_PATH_BITS */
+	uint16_t cvlan;                     /* CVLAN */
+	uint32_t flow_tag;                  /* FLOW_TAG */
+	uint64_t completion_ts;             /* COMPLETION_TIMESTAMP: device clock */
+	uint64_t completion_wallclock_ns;   /* COMPLETION_TIMESTAMP_WALLCLOCK */
+	struct ibv_wc_tm_info tm_info;      /* TM_INFO */
 };
 
 struct lfp_verbs_async_entry {
@@ -73,6 +110,14 @@ int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n);
 int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
                        int timeout);
 int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq);
+
+int lfp_verbs_cq_ex_open(struct ibv_cq_ex *cq, struct ibv_comp_channel *channel,
+                         const struct lfp_verbs_cq_ex_attr *attr,
+                         struct lfp_verbs_cq **vcq, void *context);
+int lfp_verbs_cq_ex_read(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
+                         int n);
+int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
+                          int n, int timeout);
 
 int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
                          struct lfp_verbs_async **va, void *context);
