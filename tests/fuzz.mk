@@ -6,11 +6,13 @@
 #                          directory (the committed corpus never changes);
 #                          prints executions and coverage from libFuzzer's
 #                          final stats, fails if any target crashes
-#   make fuzz-broken       prove fuzz_wait's oracles: build it with
-#                          -DLFP_TEST_BROKEN (build-fuzz/broken/) and, for the
-#                          defects A (a waiter with its own condition drains
-#                          the eventfd) and E (a cq_signal before sread is
-#                          forgotten), replay tests/fuzz/broken-seeds/<defect>/
+#   make fuzz-broken       prove the oracles of fuzz_wait and fuzz_ring: build
+#                          them with -DLFP_TEST_BROKEN (build-fuzz/broken/)
+#                          and, for the defects A (a waiter with its own
+#                          condition drains the eventfd), E (a cq_signal
+#                          before sread is forgotten) and K (a ring producer
+#                          that trusts its cached tail), replay
+#                          tests/fuzz/broken-seeds/<defect>/
 #                          and fuzz from an empty corpus with a fixed seed;
 #                          fails unless each defect is caught by its oracle
 #                          (tests/fuzz/run-broken)
@@ -60,16 +62,22 @@ fuzz: fuzz-deps
 	@FUZZ_FLAGS='$(FUZZ_FLAGS)' FUZZ_KEEP='$(FUZZ_KEEP)' \
 		sh tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_BINS)
 
-# fuzz_wait with the test-only switch back to old, defective behaviour.
-$(FUZZ_DIR)/broken/fuzz_wait: tests/fuzz/fuzz_wait.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(INTERNAL)
+# The targets with the test-only switch back to old, defective behaviour.
+$(FUZZ_DIR)/broken/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DLFP_TEST_BROKEN $< -o $@
 
+# Each target's defects, as LETTER:TEXT, TEXT being what its oracle prints.
+FUZZ_BROKEN_fuzz_wait := 'A:[fd-readable]' 'E:[prompt]'
+FUZZ_BROKEN_fuzz_ring := 'K:lfpoll fuzz: lfp_ring_enqueue'
+
 fuzz-broken: fuzz-deps
-	@$(MAKE) --no-print-directory $(FUZZ_DIR)/fuzz_wait $(FUZZ_DIR)/broken/fuzz_wait
+	@$(MAKE) --no-print-directory $(foreach t,fuzz_wait fuzz_ring,$(FUZZ_DIR)/$(t) $(FUZZ_DIR)/broken/$(t))
 	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
-		$(FUZZ_DIR)/broken/fuzz_wait $(FUZZ_DIR)/fuzz_wait
+		$(FUZZ_DIR)/broken/fuzz_wait $(FUZZ_DIR)/fuzz_wait $(FUZZ_BROKEN_fuzz_wait)
+	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
+		$(FUZZ_DIR)/broken/fuzz_ring $(FUZZ_DIR)/fuzz_ring $(FUZZ_BROKEN_fuzz_ring)
 
 CLEAN_DIRS += $(FUZZ_DIR)
 

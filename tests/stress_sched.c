@@ -54,6 +54,9 @@
  *      publishing (errq.write.half) while a reader takes what is queued and
  *      another writer queues an error and an event: the read must return
  *      -LFP_EAVAIL.
+ *   L  a burst whose claim (against tail) laps a slot a consumer has
+ *      claimed but not copied out (ring.cons.claimed) waits for the free:
+ *      the consumer copies out its own entry, not the producer's.
  *   H  lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT on a POLLFD
  *      set) from other threads, for ThreadSanitizer; FD, POLLFD, YIELD.
  *
@@ -283,7 +286,8 @@ static int poll_in(int fd, int timeout_ms)
  * says; the result, wall time and the thread's CPU time are kept. */
 enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
-	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR
+	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
+	CALL_RING_ENQ, CALL_RING_DEQ
 };
 
 struct call {
@@ -292,6 +296,7 @@ struct call {
 	struct lfp_cq *cq;
 	struct lfp_cntr *cntr;
 	struct lfp_eq *eq;
+	struct lfp_ring *ring;          /* value in and out, 8 bytes */
 	size_t count, threshold;        /* sread */
 	uint64_t value;                 /* cntr_wait threshold, inc, eq payload */
 	uint32_t event;                 /* eq write / eq read result */
@@ -361,6 +366,18 @@ static void *call_main(void *arg)
 		c->ret = lfp_eq_write_err(c->eq, &e);
 		break;
 	}
+	case CALL_RING_ENQ: { /* a burst of count entries: value, value + 1, ... */
+		uint64_t v[8];
+		size_t i;
+
+		for (i = 0; i < c->count && i < 8; i++)
+			v[i] = c->value + i;
+		c->ret = (ssize_t)lfp_ring_enqueue_burst(c->ring, v, sizeof(v[0]), i);
+		break;
+	}
+	case CALL_RING_DEQ:
+		c->ret = lfp_ring_dequeue(c->ring, &c->value, sizeof(c->value));
+		break;
 	}
 	c->ctx = buf[0].op_context;
 	c->cpu = thread_cpu_seconds() - cpu0;
@@ -1276,7 +1293,8 @@ static int walk_run(int ticker, int role, const char *where, unsigned skip,
 }
 
 static const char *const known_points[] = {
-	"ring.prod.claimed", "ring.cons.acquired", "signal.P2", "signal.P3",
+	"ring.prod.claimed", "ring.cons.acquired", "ring.cons.claimed",
+	"signal.P2", "signal.P3",
 	"signal.P4", "signal.post.announced", "signal.W1", "signal.W1.read",
 	"signal.W2", "signal.W3", "poll.link.claimed", "poll.link.pushed",
 	"poll.L1", "poll.D1", "pollfd.write", "eq.write.claimed"
@@ -1622,6 +1640,67 @@ static void test_j(void)
 	       "does not let a later event pass a later error\n");
 }
 
+/* ================================================================ L */
+
+/*
+ * A producer whose claim laps a slot that a consumer has claimed and not yet
+ * copied out waits for that consumer.  A ring of 4 held entries 1, 2 and 3,
+ * and 1 was read; a consumer claims entry 2 and parks (ring.cons.claimed)
+ * before its copy; a burst of 3 (4, 5, 6) finds no room in its cached tail,
+ * reads tail (2: room for 3) and claims positions 3 to 5, the last of which
+ * reuses entry 2's slot.  The burst must not return while the consumer is
+ * parked, and once released the consumer must copy out 2, then the ring
+ * yields 3 to 6.  A producer that wrote its claimed slots without waiting
+ * for their free overwrote entry 2 first.
+ */
+static void test_l(void)
+{
+	uint64_t mem[4 * 16], v;
+	struct lfp_ring ring;
+	struct call c, p;
+	ssize_t n;
+
+	CHECK(lfp_ring_memsize(4, sizeof(v)) <= sizeof(mem) &&
+	      lfp_ring_init(&ring, mem, 4, sizeof(v)) == 0, "lfp_ring_init");
+	for (v = 1; v <= 3; v++)
+		CHECK(lfp_ring_enqueue(&ring, &v, sizeof(v)) == 0, "enqueue %llu",
+		      (unsigned long long)v);
+	CHECK(lfp_ring_dequeue(&ring, &v, sizeof(v)) == (ssize_t)sizeof(v) &&
+	      v == 1, "dequeue 1");
+	call_init(&c, CALL_RING_DEQ, "ring.cons.claimed", &ring);
+	c.ring = &ring;
+	call_start_parked(&c, "L: the consumer of entry 2");
+	call_init(&p, CALL_RING_ENQ, NULL, NULL);
+	p.ring = &ring;
+	p.value = 4;
+	p.count = 3;
+	call_start(&p);
+	sleep_ms(100);
+	CHECK(!atomic_load(&p.done), "L: the burst of 4, 5, 6 returned %zd while "
+	      "the consumer of the slot it reuses was parked before its copy-out",
+	      p.ret);
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "L: the parked consumer hung");
+	CHECK(call_wait(&p, 10), "L: the producer still waits after the "
+	      "consumer freed the slot");
+	call_join(&c);
+	call_join(&p);
+	CHECK(c.ret == (ssize_t)sizeof(v) && c.value == 2, "L: the consumer "
+	      "parked after its claim copied out %llu (ret %zd), not 2: a "
+	      "producer overwrote the slot", (unsigned long long)c.value, c.ret);
+	CHECK(p.ret == 3, "L: the burst enqueued %zd of 3", p.ret);
+	for (v = 3; v <= 6; v++) {
+		uint64_t got = 0;
+
+		n = lfp_ring_dequeue(&ring, &got, sizeof(got));
+		CHECK(n == (ssize_t)sizeof(got) && got == v, "L: dequeue %zd: %llu, "
+		      "want %llu", n, (unsigned long long)got, (unsigned long long)v);
+	}
+	CHECK(lfp_ring_dequeue(&ring, &v, sizeof(v)) == -EAGAIN, "L: ring not empty");
+	printf("  L: ok: a burst that laps a consumer's claimed slot waits for "
+	       "its copy-out\n");
+}
+
 /* ================================================================ main */
 
 struct test {
@@ -1639,6 +1718,7 @@ static const struct test tests[] = {
 	{ 'G', "G: overrun is final", test_g },
 	{ 'I', "I: the wake comes after the poll link's push", test_i },
 	{ 'J', "J: the error count never hides an error", test_j },
+	{ 'L', "L: a producer waits for the copy-out it laps", test_l },
 	{ 'W', "W: every schedule point walked", test_walk },
 	{ 'H', "H: lfp_wait against add_fd/del_fd", test_h },
 };
@@ -1653,8 +1733,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
-		CHECK(strlen(b) == 1 && strchr("ABCEFGIJ", b[0]), "LFP_BROKEN=%s: "
-		      "one of A B C E F G I J", b);
+		CHECK(strlen(b) == 1 && strchr("ABCEFGIJL", b[0]), "LFP_BROKEN=%s: "
+		      "one of A B C E F G I J L", b);
 		broken[0] = b[0];
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
 		       "on: its test must fail\n", broken, broken);

@@ -113,6 +113,27 @@ static inline int fuzz_tracing(void)
 			FUZZ_FAIL(__VA_ARGS__);                              \
 	} while (0)
 
+/* ------------------------------------------------------------- broken */
+
+#ifdef LFP_TEST_BROKEN
+/*
+ * Built with -DLFP_TEST_BROKEN (make fuzz-broken): the defects whose letters
+ * are in the environment variable LFP_FUZZ_BROKEN are back
+ * (include/lfpoll/internal/sched.h), e.g. LFP_FUZZ_BROKEN=A.
+ */
+int lfp_test_broken(const char *defect)
+{
+	static const char *on;
+	static int read_env;
+
+	if (!read_env) {
+		on = getenv("LFP_FUZZ_BROKEN");
+		read_env = 1;
+	}
+	return on && defect[0] && strchr(on, defect[0]) != NULL;
+}
+#endif
+
 /* ------------------------------------------------------------- payloads */
 
 /* A byte pattern that differs for every (seed, index). */

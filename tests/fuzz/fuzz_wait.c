@@ -58,9 +58,8 @@
  *  -LFP_EAVAIL and the overrun entry and never an event again, a
  *  remembered signal is taken by one sread only.
  *
- * Built with -DLFP_TEST_BROKEN (make fuzz-broken), lfp_test_broken()
- * enables the defects whose letters are in the environment variable
- * LFP_FUZZ_BROKEN (include/lfpoll/internal/sched.h), e.g. LFP_FUZZ_BROKEN=A.
+ * Built with -DLFP_TEST_BROKEN (make fuzz-broken), LFP_FUZZ_BROKEN=A or E
+ * in the environment brings that defect back (fuzz_input.h).
  */
 #define LFP_SCHED_POINTS 1
 #include <lfpoll/lfpoll.h>
@@ -140,20 +139,6 @@ void lfp_test_sched(const char *where, const void *obj)
 	if (B.active && where[0] == 's' && strcmp(where, "signal.W3") == 0)
 		B.slept++;
 }
-
-#ifdef LFP_TEST_BROKEN
-int lfp_test_broken(const char *defect)
-{
-	static const char *on;
-	static int read_env;
-
-	if (!read_env) {
-		on = getenv("LFP_FUZZ_BROKEN");
-		read_env = 1;
-	}
-	return on && defect[0] && strchr(on, defect[0]) != NULL;
-}
-#endif
 
 static int64_t now_ns(void)
 {
