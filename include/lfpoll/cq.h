@@ -255,7 +255,6 @@ LFP_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
 {
 	const unsigned char *s = (const unsigned char *)entries;
 	struct lfp__ring_geo g;
-	unsigned char *d;
 	uint64_t pos = 0;
 	size_t k, i, esz;
 	lfp_addr_t addr;
@@ -268,11 +267,9 @@ LFP_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
 	if (!k)
 		return -EAGAIN;
 	for (i = 0; i < k; i++) {
-		d = lfp__ring_data(&g, pos + i);
 		addr = src_addr ? src_addr[i] : LFP_ADDR_NOTAVAIL;
-		lfp__copy_racy_in(d, s + i * esz, esz);
-		lfp__copy_racy_in(d + esz, &addr, sizeof(addr));
-		lfp__ring_publish(&g, pos + i, (uint32_t)(esz + sizeof(addr))); /* P1 */
+		lfp__ring_put2(&g, pos + i, s + i * esz, esz, &addr, sizeof(addr),
+		               (uint32_t)(esz + sizeof(addr))); /* P1 */
 	}
 	lfp__notify_all(cq->w.sig, &cq->link);
 	return (ssize_t)k;
@@ -316,7 +313,7 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
                                    lfp_addr_t *src_addr)
 {
-	unsigned char *d = (unsigned char *)buf, *sd;
+	unsigned char *d = (unsigned char *)buf;
 	struct lfp__ring_geo g;
 	uint64_t pos = 0;
 	size_t k, i, esz;
@@ -332,14 +329,10 @@ LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
 	                         &pos, &why,
 	                         LFP__BROKEN("F") ? NULL : lfp__errq_gate,
 	                         &cq->errq);
-	for (i = 0; i < k; i++) {
-		/* R3 in the claim ordered the contents; we own the slots. */
-		sd = lfp__ring_data(&g, pos + i);
-		memcpy(d + i * esz, sd, esz);
-		if (src_addr)
-			memcpy(&src_addr[i], sd + esz, sizeof(lfp_addr_t));
-		lfp__ring_free(&g, pos + i);
-	}
+	/* R3 in the claim ordered the contents; we own the slots. */
+	for (i = 0; i < k; i++)
+		(void)lfp__ring_take2(&g, pos + i, d + i * esz, esz,
+		                      src_addr ? &src_addr[i] : NULL);
 	if (k)
 		return (ssize_t)k;
 	if (why == LFP__RING_GATED || lfp__errq_ready(&cq->errq))

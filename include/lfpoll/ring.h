@@ -488,6 +488,39 @@ LFP_FORCE_INLINE size_t lfp__ring_take(const struct lfp__ring_geo *g,
 	return len;
 }
 
+/*
+ * Copy out a claimed entry made of two parts and free its slot: the first
+ * n1 bytes to d1, the rest to d2 (NULL: dropped).  Returns the length.  The
+ * CQ (entry, then source address) and the error queue (entry, then
+ * err_data) store entries this way.
+ */
+LFP_FORCE_INLINE size_t lfp__ring_take2(const struct lfp__ring_geo *g,
+                                        uint64_t pos, void *d1, size_t n1,
+                                        void *d2)
+{
+	size_t len = lfp__ring_meta(g, pos) & g->len_mask;
+	const unsigned char *src = lfp__ring_data(g, pos);
+
+	memcpy(d1, src, n1);
+	if (d2 && len > n1)
+		memcpy(d2, src + n1, len - n1);
+	lfp__ring_free(g, pos);
+	return len;
+}
+
+/* Fill the claimed slot at pos with n1 bytes from s1 then n2 from s2, and
+ * publish it with meta. */
+LFP_FORCE_INLINE void lfp__ring_put2(const struct lfp__ring_geo *g,
+                                     uint64_t pos, const void *s1, size_t n1,
+                                     const void *s2, size_t n2, uint32_t meta)
+{
+	unsigned char *d = lfp__ring_data(g, pos);
+
+	lfp__copy_racy_in(d, s1, n1);
+	lfp__copy_racy_in(d + n1, s2, n2);
+	lfp__ring_publish(g, pos, meta);
+}
+
 /* Fill the claimed slot at pos with len bytes from src and publish it. */
 LFP_FORCE_INLINE void lfp__ring_put(const struct lfp__ring_geo *g, uint64_t pos,
                                     const void *src, size_t len, uint32_t meta)
@@ -518,15 +551,11 @@ LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
                                         size_t n1, const void *s2, size_t n2)
 {
 	struct lfp__ring_geo g = lfp__ring_geo(r);
-	unsigned char *d;
 	uint64_t pos;
 
 	if (!lfp__ring_claim_prod(r, &g, 1, &pos))
 		return -EAGAIN;
-	d = lfp__ring_data(&g, pos);
-	lfp__copy_racy_in(d, s1, n1);
-	lfp__copy_racy_in(d + n1, s2, n2);
-	lfp__ring_publish(&g, pos, (uint32_t)(n1 + n2));
+	lfp__ring_put2(&g, pos, s1, n1, s2, n2, (uint32_t)(n1 + n2));
 	return 0;
 }
 

@@ -141,7 +141,6 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	void *user = *data_size ? *data : NULL;
 	struct lfp__ring_geo g = lfp__ring_geo(&q->ring);
 	size_t user_size = *data_size, dlen = 0, n;
-	unsigned char *d;
 	uint32_t meta;
 	uint64_t pos;
 	ssize_t r;
@@ -157,13 +156,8 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		    lfp__ring_claim_cons(&q->ring, &g, 1,
 		                         user ? entry_size + user_size : (size_t)-1,
 		                         &pos, &why, NULL, NULL)) {
-			d = lfp__ring_data(&g, pos);
-			n = lfp__ring_meta(&g, pos);
-			memcpy(buf, d, entry_size);
+			n = lfp__ring_take2(&g, pos, buf, entry_size, q->scratch);
 			dlen = n - entry_size;
-			if (dlen)
-				memcpy(q->scratch, d + entry_size, dlen);
-			lfp__ring_free(&g, pos);
 			/* E2: uncounted after the claim (see E1).
 			 * Full-barrier RMW. */
 			(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
