@@ -22,6 +22,7 @@
 
 #include <lfpoll/verbs.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -177,6 +178,41 @@ Test(verbs_chan, sread_on_one_cq_returns_its_event_read_by_another)
 		     "CQ 1's sleeper sees its completion");
 	cr_assert_eq(wc.wr_id, 3);
 	chan_down(&r);
+}
+
+/* Open file descriptors of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+Test(verbs_chan, an_fd_cq_holds_two_fds_which_close_and_a_failed_open_give_back)
+{
+	struct lfp_verbs_cq_attr fd = { .wait_obj = LFP_WAIT_FD };
+	struct ibv_context *ctx = vf_ctx_create();
+	struct ibv_comp_channel *ch = vf_channel_create(ctx);
+	struct ibv_cq *cq = vf_cq_create(ctx, ch, NULL, 4);
+	struct lfp_verbs_cq *v = NULL;
+	int base = count_fds();
+
+	cr_assert_eq(lfp_verbs_cq_open(cq, ch, &fd, &v, NULL), 0);
+	cr_assert_eq(count_fds(), base + 2, "the mirror: an epoll fd and an eventfd");
+	cr_assert_eq(lfp_verbs_cq_close(v), 0);
+	cr_assert_eq(count_fds(), base, "close gives both back");
+	vf_cq_fail_next_arm(cq, EIO);
+	cr_assert_eq(lfp_verbs_cq_open(cq, ch, &fd, &v, NULL), -EIO);
+	cr_assert_eq(count_fds(), base, "a failed open leaves no fd behind");
+	cr_assert_eq(vf_cq_destroy(cq, 1000), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	finish(ctx);
 }
 
 /* ------------------------------------------------------------ acks */
