@@ -10,8 +10,8 @@
 #                          them with -DLFP_TEST_BROKEN (build-fuzz/broken/)
 #                          and, for the defects A (a waiter with its own
 #                          condition drains the eventfd), E (a cq_signal
-#                          before sread is forgotten) and K (a ring producer
-#                          that trusts its cached tail), replay
+#                          before sread is forgotten) and L (a ring burst
+#                          that claims n once the first slot is free), replay
 #                          tests/fuzz/broken-seeds/<defect>/
 #                          and fuzz from an empty corpus with a fixed seed;
 #                          fails unless each defect is caught by its oracle
@@ -70,7 +70,7 @@ $(FUZZ_DIR)/broken/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(HEAD
 
 # Each target's defects, as LETTER:TEXT, TEXT being what its oracle prints.
 FUZZ_BROKEN_fuzz_wait := 'A:[fd-readable]' 'E:[prompt]'
-FUZZ_BROKEN_fuzz_ring := 'K:lfpoll fuzz: lfp_ring_enqueue'
+FUZZ_BROKEN_fuzz_ring := 'L:lfpoll fuzz: lfp_ring_enqueue'
 
 fuzz-broken: fuzz-deps
 	@$(MAKE) --no-print-directory $(foreach t,fuzz_wait fuzz_ring,$(FUZZ_DIR)/$(t) $(FUZZ_DIR)/broken/$(t))

@@ -5,17 +5,14 @@
  * Each slot has one 64-bit word holding the slot's 32-bit sequence (high
  * half) and the entry's metadata (low half: its length, and for the EQ its
  * event code), and a payload area.  A producer claims positions by CAS on
- * head against a cached copy of tail (re-read only when the copy says the
- * ring is full), waits until each claimed slot is free (its last lap's
- * consumer, which has already claimed it, may still be copying out), copies
- * the payload, then publishes sequence and metadata with one release store.
- * A consumer claims by CAS on tail after seeing the slots published, copies
- * out, then frees each slot for the next lap with one release store.  So a
- * producer reads no slot before its claim and the consumers' line only
- * about once a lap, and consumers read no producer index at all.  Head and
- * tail are 64-bit, so a stale CAS can never succeed; the 32-bit slot
- * sequence is compared by signed difference, which is exact while capacity
- * <= 2^30.
+ * head after seeing their slots free, copies the payload, then publishes
+ * sequence and metadata with one release store; a consumer claims by CAS on
+ * tail after seeing the slots published, copies out, then frees each slot
+ * for the next lap with one release store.  Producers and consumers
+ * therefore exchange only the slots' lines: no shared index is read by the
+ * other side.  Head and tail are 64-bit, so a stale CAS can never succeed;
+ * the 32-bit slot sequence is compared by signed difference, which is exact
+ * while capacity <= 2^30.
  *
  * Layout (docs/design.md, "Ring layout"): a slot whose word and payload fit
  * one cache line is a power of two of at most a line, word first; a larger
@@ -36,16 +33,12 @@
 
 #include "common.h"
 
-#include <sched.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Size of the per-slot word (sequence << 32 | metadata). */
 #define LFP__RING_HDR 8
-/* Spins of a producer waiting for a consumer's copy-out before it yields. */
-#define LFP__RING_SPINS 256
 /* Largest capacity for which the 32-bit sequence difference is exact. */
 #define LFP_RING_MAX_CAPACITY ((size_t)1 << 30)
 
@@ -61,11 +54,9 @@ struct lfp_ring {
 	int owns_mem;
 	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *) - sizeof(uint64_t) -
 	               2 * sizeof(size_t) - 3 * sizeof(uint32_t) - sizeof(int)];
-	/* Producers only: next position to claim, and a value tail had (never
-	 * ahead of it), so that a claim need not read the consumers' line. */
+	/* Producers only: next position to claim. */
 	uint64_t head;
-	uint64_t tail_seen;
-	char lfp__pad1[LFP_CACHELINE_PAIR - 2 * sizeof(uint64_t)];
+	char lfp__pad1[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
 	/* Consumers only: next position to take. */
 	uint64_t tail;
 	char lfp__pad2[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
@@ -275,85 +266,55 @@ LFP_FORCE_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
 }
 
 /*
- * Wait until the slot at pos, which this producer has claimed, is free for
- * pos.  The claim saw tail past pos's last lap, so that lap's consumer has
- * claimed the slot and frees it once its copy-out is done: a short wait,
- * unless that consumer is descheduled in between (then we yield to it).
- */
-LFP_FORCE_INLINE void lfp__ring_wait_free(const struct lfp__ring_geo *g,
-                                          uint64_t pos)
-{
-	const uint64_t *w = lfp__ring_wordp(g, pos);
-	unsigned spins = 0;
-
-	/* R2: acquire pairs with R4 of the consumer that freed this slot: its
-	 * copy-out is done before we overwrite. */
-	while (lfp__ring_dif(lfp__ld_acq_u64(w), pos) != 0) {
-		if (++spins < LFP__RING_SPINS)
-			lfp__cpu_relax();
-		else
-			sched_yield();
-	}
-}
-
-/*
- * Claim up to n consecutive positions from head: the producers' only claim,
- * for one entry (n constant 1) and for bursts.  Returns the number claimed
- * (0: full) and the first position in *first; the slots are free on return.
+ * Claim up to n consecutive free positions from head: the producers' only
+ * claim, for one entry (n constant 1) and for bursts.  Returns the number
+ * claimed (0: full) and the first position in *first.
  *
- * The room is counted against tail_seen, a value tail had, so while it
- * says there is room a claim reads no slot and no consumer line.  When it
- * says there is not, the word of the slot at head decides whether the ring
- * is full, as the claim of one entry needs that line anyway; a burst then
- * reads tail to learn how much room there is.  Tail is relaxed: it tells
- * only which positions consumers have claimed, never that a slot may be
- * overwritten, which R2 decides (here, or in lfp__ring_wait_free).
+ * Every slot is seen free before the claim, so a producer never waits for
+ * a consumer: a slot whose consumer has claimed it and is still copying out
+ * counts as full.  (Claiming against a cached copy of tail and then waiting
+ * for each slot's free measured slower here: docs/design.md, section 1.)
  */
 LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
                                              const struct lfp__ring_geo *g,
                                              size_t n, uint64_t *first)
 {
-	uint64_t pos, lim, t;
-	int64_t room;
-	int32_t dif;
-	size_t k, i;
+	uint64_t pos, *w;
+	size_t k;
+	int32_t dif = 0;
 
 	if (n == 0)
 		return 0;
-	/* Relaxed: a starting guess, validated by the CAS. */
+	/* Relaxed: only a starting guess; the CAS validates it. */
 	pos = lfp__ld_rlx_u64(&r->head);
-	lim = lfp__ld_rlx_u64(&r->tail_seen) + g->mask + 1;
 	for (;;) {
-		room = (int64_t)(lim - pos);
-		if (room < (int64_t)n) {
+		for (k = 0; k < n; k++) {
+			w = lfp__ring_wordp(g, pos + k);
+			/* A burst will write this line: fetch it for writing,
+			 * one transfer instead of a read and then an upgrade.
+			 * A hint only (one entry: no gain measured). */
+			if (n > 1)
+				__builtin_prefetch(w, 1);
 			/* R2: acquire pairs with R4 of the consumer that freed
-			 * this slot (see lfp__ring_wait_free). */
-			dif = lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(g, pos)), pos);
+			 * this slot: its copy-out is done before we overwrite. */
+			dif = lfp__ring_dif(lfp__ld_acq_u64(w), pos + k);
+			if (dif != 0)
+				break;
+		}
+		if (k == 0) {
 			if (dif < 0)
 				return 0; /* the slot still holds last lap's entry */
-			if (dif > 0) {
-				pos = lfp__ld_rlx_u64(&r->head); /* stale: retry */
-				continue;
-			}
-			if (n > 1 && !LFP__BROKEN("K")) {
-				/* Read after R2, so at least pos's last lap. */
-				t = lfp__ld_rlx_u64(&r->tail);
-				lfp__st_rlx_u64(&r->tail_seen, t);
-				lim = t + g->mask + 1;
-				room = (int64_t)(lim - pos);
-			}
-			if (room < 1)
-				room = 1; /* the free slot at pos */
+			pos = lfp__ld_rlx_u64(&r->head); /* stale: retry */
+			continue;
 		}
-		k = room < (int64_t)n ? (size_t)room : n;
+		if (LFP__BROKEN("L"))
+			k = n; /* claim n once the first is free, as a blind FAA would */
 		/* Full-barrier RMW; ordering for the payload comes from R2.
 		 * A failed CAS loads the current head into pos. */
 		if (lfp__cas_u64(&r->head, &pos, pos + k))
 			break;
 	}
 	LFP__SCHED("ring.prod.claimed", r);
-	for (i = 0; i < k && !LFP__BROKEN("L"); i++)
-		lfp__ring_wait_free(g, pos + i);
 	/* R6: pairs with R5 in peek.  A peeking reader that copied any byte we
 	 * are about to write must, after its acquire fence, also see the
 	 * slot word that R2 read, so its re-check fails. */
@@ -430,7 +391,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r,
 		if (lfp__cas_u64(&r->tail, &pos, pos + k))
 			break;
 	}
-	/* Producers of the next lap may now be waiting in R2 for our free. */
+	/* Until we free them, producers see these slots full. */
 	LFP__SCHED("ring.cons.claimed", r);
 	*first = pos;
 	return k;

@@ -12,9 +12,10 @@
  * value, length and payload byte is compared with the model, and bytes past
  * each copied entry must be left alone.
  *
- * Built with -DLFP_TEST_BROKEN (make fuzz-broken), LFP_FUZZ_BROKEN=K
- * brings back a producer claim that trusts its cached copy of tail without
- * re-reading it: the model's "room left" must catch the false -EAGAIN.
+ * Built with -DLFP_TEST_BROKEN (make fuzz-broken), LFP_FUZZ_BROKEN=L
+ * makes a burst claim all n positions once it saw the first free (as a
+ * fetch-and-add claim would): the model must catch the entries it writes
+ * over.
  *
  * Tickets are treated as opaque: the model knows the current head's ticket
  * only from a peek of it, and a ticket of an entry that has left the ring

@@ -1,35 +1,33 @@
 /*
  * Promela model of the ring's claim protocol (include/lfpoll/ring.h):
- * producers that claim against a cached copy of tail and wait for each
- * claimed slot's free, consumers that claim published slots by CAS on tail
- * and free them after their copy-out, and a peeker (lfp_ring_peek: a
- * seqlock read of the head slot, no claim).
+ * producers that claim the positions whose slots they saw free by CAS on
+ * head, consumers that claim published slots by CAS on tail and free them
+ * after their copy-out, and a peeker (lfp_ring_peek: a seqlock read of the
+ * head slot, no claim).
  *
  *   spin -a ring.pml            the protocol as implemented: a burst
  *                               producer, a single-entry producer and two
  *                               consumers
  *   spin -DNCONS=1 -DPEEK -a ring.pml
  *                               the same with one consumer and a peeker
- *   spin -DOLD_L -a ring.pml    a producer that trusts its claim against
- *                               tail and writes without waiting for the
- *                               slot's free: spin must find a consumer
+ *   spin -DBLIND_CLAIM -a ring.pml
+ *                               a burst that claims all n positions once it
+ *                               saw the first free (as a fetch-and-add
+ *                               claim would): spin must find a consumer
  *                               whose copy-out was overwritten
  *
  * Ring: CAP slots, each a word `seq` (the slot word's sequence: pos when
  * free for position pos, pos + 1 when position pos is published in it) and
  * a payload of two bytes, d0 and d1, written and read one at a time, so a
  * copy that overlaps a write is seen torn.  head and tail are the
- * producers' and consumers' positions; seen is tail_seen.
+ * producers' and consumers' positions.
  *
  * Producer, per call of n entries (lfp__ring_claim_prod, then put):
- *   pos = head; lim = seen + CAP;
- *   loop: room = lim - pos; if room < n: the slot at pos decides (R2):
- *         seq < pos: full, return 0 (the call is retried); seq > pos: pos
- *         is stale, reload it; seq == pos: free; then, for a burst (n > 1),
- *         t = tail, seen = t, lim = t + CAP, room = lim - pos; room is at
- *         least 1 (the free slot);
- *         k = min(room, n); CAS head pos -> pos + k (failure reloads pos);
- *   for each claimed position: wait until seq == pos (R2);
+ *   pos = head;
+ *   loop: k = the slots from pos on seen free (seq == pos + i, R2), at most
+ *         n; none: seq < pos, full, the call returns 0 (and is retried);
+ *         seq > pos, pos is stale, reload it; else CAS head pos -> pos + k
+ *         (failure reloads pos);
  *   for each: d0 = v; d1 = v; seq = pos + 1 (R1, the publish).
  * Producer 0 calls with bursts of NBURST, producer 1 with single entries.
  * Consumer (lfp__ring_claim_cons with n = 1, then take):
@@ -42,13 +40,13 @@
  * location.  The protocol's orderings on a weaker machine are acquire (R2,
  * R3), release (R1, R4) and the peek's fence pair (R5, R6); docs/design.md
  * gives the argument ("Ring"); this model is about the protocol's logic:
- * whether a claim against a stale tail can let a producer overwrite an
- * entry that is still being read.
+ * whether a claim can let a producer overwrite an entry that is still
+ * being read.
  *
  * Items: producer p's i-th entry is p * 8 + i + 1 (never 0).
  *
  * Properties (safety, exhaustive):
- *  (1) no invalid end state (a producer's wait for a free always ends);
+ *  (1) no invalid end state;
  *  (2) every copy a consumer makes of the entry it claimed is whole and is
  *      that entry (d0 == d1 == the value the slot held when claimed);
  *  (3) per-producer FIFO and exactly once: the entries of each producer
@@ -80,14 +78,13 @@ byte d0[CAP];
 byte d1[CAP];
 byte head;
 byte tail;
-byte seen;
 byte taken;                     /* entries claimed by consumers */
 byte next[NPROD];               /* each producer's next entry to be claimed */
 
 proctype Prod(byte id; byte n)
 {
-	byte done, pos, lim, t, k, i, v;
-	short room;
+	byte done, pos, k, v;
+	short dif;
 
 	do
 	:: done == NEV -> break
@@ -97,54 +94,37 @@ proctype Prod(byte id; byte n)
 		:: else
 		fi;
 		pos = head;
-		lim = seen + CAP;
 		do
-		:: room = lim - pos;
+		:: k = 0;
+		   do                                   /* R2: the slots seen free */
+		   :: k < n && seq[(pos + k) % CAP] == pos + k -> k++
+		   :: else -> break
+		   od;
 		   if
-		   :: room < n ->
+		   :: k == 0 ->
+			dif = seq[pos % CAP] - pos;
 			if
-			:: seq[pos % CAP] < pos -> k = 0; break  /* full: returns 0 */
-			:: seq[pos % CAP] > pos -> pos = head; goto again
-			:: seq[pos % CAP] == pos              /* R2: free */
-			fi;
-			if
-			:: n > 1 ->
-				t = tail;
-				seen = t;
-				lim = t + CAP;
-				room = lim - pos
-			:: else
-			fi;
-			if
-			:: room < 1 -> room = 1
-			:: else
+			:: dif < 0 -> break                 /* full: the call returns 0 */
+			:: else -> pos = head               /* stale: retry */
 			fi
-		   :: else
-		   fi;
-		   if
-		   :: room < n -> k = room
-		   :: else -> k = n
-		   fi;
-		   atomic {
-			if
-			:: head == pos -> head = pos + k;
-				printf("P%d claims %d..%d (head %d, tail seen %d)\n", id, pos, pos + k - 1, head, seen);
-				break
-			:: else -> pos = head
-			fi
-		   };
-again:		   skip
-		od;
-#ifndef OLD_L
-		for (i : 0 .. k - 1) {
-			(seq[(pos + i) % CAP] == pos + i)   /* R2: wait for the free */
-		}
+		   :: else ->
+#ifdef BLIND_CLAIM
+			k = n;
 #endif
-		for (i : 0 .. k - 1) {
-			v = id * 8 + done + i + 1;
-			d_step { d0[(pos + i) % CAP] = v; printf("P%d writes d0 of %d = %d\n", id, pos + i, v) };
-			d_step { d1[(pos + i) % CAP] = v; printf("P%d writes d1 of %d = %d\n", id, pos + i, v) };
-			d_step { seq[(pos + i) % CAP] = pos + i + 1; printf("P%d publishes %d\n", id, pos + i) }  /* R1 */
+			atomic {
+				if
+				:: head == pos -> head = pos + k;
+					printf("P%d claims %d..%d\n", id, pos, pos + k - 1);
+					break
+				:: else -> pos = head
+				fi
+			}
+		   fi
+		od;
+		for (v : 0 .. k - 1) {
+			d_step { d0[(pos + v) % CAP] = id * 8 + done + v + 1; printf("P%d writes d0 of %d = %d\n", id, pos + v, id * 8 + done + v + 1) };
+			d_step { d1[(pos + v) % CAP] = id * 8 + done + v + 1; printf("P%d writes d1 of %d\n", id, pos + v) };
+			d_step { seq[(pos + v) % CAP] = pos + v + 1; printf("P%d publishes %d\n", id, pos + v) }  /* R1 */
 		}
 		done = done + k
 	od

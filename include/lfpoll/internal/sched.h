@@ -43,10 +43,9 @@ void lfp_test_sched(const char *where, const void *obj);
  * forgotten, "F" the error check runs before the event's acquire, "G" a
  * writer does not re-check the overrun after its claim, "I" a producer
  * wakes waiters before it pushes its poll link, "J" an error writer counts
- * its entry after publishing it; and two that guard the ring's claim
- * (docs/design.md, section 1): "K" a burst trusts its cached tail without
- * re-reading it, "L" a producer writes its claimed slots without waiting
- * for their free.
+ * its entry after publishing it; and "L", which guards the ring's claim
+ * (docs/design.md, section 1): a burst claims all n positions once it saw
+ * the first free.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
