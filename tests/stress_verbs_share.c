@@ -1,19 +1,23 @@
 /*
  * stress_verbs_share: opens, failed opens and closes of verbs CQs that share
- * one completion channel inside one wait set, from several threads at once,
- * on the test context (no hardware).
+ * one completion channel, half of them in one wait set, the others in FD
+ * or NONE mode, from several threads at once, on the test context (no
+ * hardware).
  *
  * Each worker owns a few CQs on the shared channel and, every round, opens
- * or closes each of them at random: an open is made to fail at its arm
- * (vf_cq_fail_next_arm) a third of the time, and an open CQ sometimes gets a
- * completion first, whose channel event another CQ's close may read and
- * credit.  Between rounds the workers stop at a barrier and the main thread
+ * or closes each of them at random, with a random wait object: an open is
+ * made to fail at its arm (vf_cq_fail_next_arm) a third of the time, and an
+ * open CQ sometimes gets a completion first, whose channel event another
+ * CQ's close or an FD CQ's trywait may read and credit (the credit posts
+ * to an FD CQ's own eventfd, or wakes the set), while the named CQ may be
+ * closing.  Between rounds the workers stop at a barrier and the main thread
  * checks the invariant of lfp_verbs(3): the channel fd is in the wait set
  * (LFP_GETWAIT on a POLLFD set), exactly once, if and only if some binding
- * CQ of that set uses the channel.
+ * CQ of that set uses the channel (FD and NONE CQs do not count).
  *
  * Asserts: an open returns 0, or exactly the injected arm error (never
- * -EEXIST or -EBUSY: no two workers touch one CQ, and there is one set);
+ * -EEXIST or -EBUSY: no two workers touch one CQ, and any wait objects
+ * may share a channel);
  * every close returns 0; the invariant holds after every round; at the end
  * every CQ can be destroyed at once (every channel event read was acked).
  */
@@ -32,7 +36,8 @@ struct worker {
 	uint64_t seed;
 	struct ibv_cq *cq[PER];
 	struct lfp_verbs_cq *v[PER];
-	unsigned long opens, failed, closes;
+	enum lfp_wait_obj mode[PER];   /* of each open CQ */
+	unsigned long opens, failed, closes, trywaits;
 };
 
 struct rig {
@@ -48,19 +53,38 @@ struct rig {
 static void *worker_main(void *arg)
 {
 	struct worker *w = (struct worker *)arg;
-	struct lfp_verbs_cq_attr a = { .wait_obj = LFP_WAIT_SET };
+	static const enum lfp_wait_obj objs[4] = {
+		LFP_WAIT_SET, LFP_WAIT_SET, LFP_WAIT_FD, LFP_WAIT_NONE
+	};
+	struct lfp_verbs_cq_attr a;
+	struct lfp_fid *f;
 	struct ibv_wc wc[4];
 	uint64_t round, x;
 	unsigned k;
 	int ret;
 
-	a.wait_set = w->r->ws;
 	for (round = 0; round < w->r->rounds; round++) {
 		pthread_barrier_wait(&w->r->go);
 		for (k = 0; k < PER; k++) {
 			x = stress_rand(&w->seed);
 			if (x & 1)
 				continue; /* this CQ sits the round out */
+			memset(&a, 0, sizeof(a));
+			a.wait_obj = objs[(x >> 8) % 4];
+			a.wait_set = a.wait_obj == LFP_WAIT_SET ? w->r->ws : NULL;
+			if (w->v[k] && w->mode[k] == LFP_WAIT_FD && (x >> 16) % 2) {
+				/* An FD CQ's trywait drains the channel and
+				 * credits other workers' CQs, closing or not;
+				 * the CQ stays open this round. */
+				f = &w->v[k]->fid;
+				ret = lfp_trywait(&f, 1);
+				CHECK(ret == 0 || ret == -EAGAIN, "trywait: %d", ret);
+				while ((ret = lfp_verbs_cq_read(w->v[k], wc, 4)) > 0)
+					;
+				CHECK(ret == -EAGAIN, "read: %d", ret);
+				w->trywaits++;
+				continue;
+			}
 			if (w->v[k]) {
 				if ((x >> 1) % 4 == 0) {
 					/* An event on the channel for close
@@ -84,6 +108,7 @@ static void *worker_main(void *arg)
 			} else {
 				ret = lfp_verbs_cq_open(w->cq[k], w->r->ch, &a, &w->v[k], NULL);
 				CHECK(ret == 0, "worker %u CQ %u: open %d", w->idx, k, ret);
+				w->mode[k] = a.wait_obj;
 				w->opens++;
 			}
 		}
@@ -115,8 +140,8 @@ int main(void)
 	struct rig r;
 	pthread_t t[WORKERS];
 	uint64_t round, base, t0 = stress_now_ns();
-	unsigned long opens = 0, failed = 0, closes = 0, shared = 0;
-	unsigned i, k, open;
+	unsigned long opens = 0, failed = 0, closes = 0, shared = 0, trywaits = 0;
+	unsigned i, k, open, in_ws;
 	int n;
 	const char *why = vf_priv_canary();
 
@@ -148,14 +173,18 @@ int main(void)
 		pthread_barrier_wait(&r.go);
 		pthread_barrier_wait(&r.done);
 		/* Quiescent: the workers wait at the next round's barrier. */
-		open = 0;
+		open = in_ws = 0;
 		for (i = 0; i < WORKERS; i++)
 			for (k = 0; k < PER; k++)
-				open += r.w[i].v[k] != NULL;
+				if (r.w[i].v[k]) {
+					open++;
+					in_ws += r.w[i].mode[k] == LFP_WAIT_SET;
+				}
 		n = in_set(r.ws, r.ch->fd);
-		CHECK(n == (open ? 1 : 0), "round %llu (seed %llu): %u CQs open on the "
-		      "channel, its fd is in the set %d times",
-		      (unsigned long long)round, (unsigned long long)base, open, n);
+		CHECK(n == (in_ws ? 1 : 0), "round %llu (seed %llu): %u CQs open on "
+		      "the channel, %u of them in the set, its fd is in the set %d "
+		      "times", (unsigned long long)round, (unsigned long long)base,
+		      open, in_ws, n);
 		shared += open > 1;
 	}
 	for (i = 0; i < WORKERS; i++)
@@ -163,6 +192,7 @@ int main(void)
 	stress_watchdog_stop(&r.dog);
 	for (i = 0; i < WORKERS; i++) {
 		opens += r.w[i].opens;
+		trywaits += r.w[i].trywaits;
 		failed += r.w[i].failed;
 		closes += r.w[i].closes;
 		for (k = 0; k < PER; k++) {
@@ -179,9 +209,10 @@ int main(void)
 	pthread_barrier_destroy(&r.go);
 	pthread_barrier_destroy(&r.done);
 	printf("stress_verbs_share: PASS %llu rounds, %lu opens, %lu failed opens, "
-	       "%lu closes by %d threads on one channel; the fd was in the set iff "
-	       "a CQ used it (%lu rounds shared) (%.1f s)\n",
-	       (unsigned long long)r.rounds, opens, failed, closes, WORKERS,
-	       shared, stress_seconds_since(t0));
+	       "%lu closes, %lu FD trywaits by %d threads on one channel; the fd "
+	       "was in the set iff a CQ of the set used it (%lu rounds shared) "
+	       "(%.1f s)\n",
+	       (unsigned long long)r.rounds, opens, failed, closes, trywaits,
+	       WORKERS, shared, stress_seconds_since(t0));
 	return 0;
 }
