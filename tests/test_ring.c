@@ -255,6 +255,49 @@ Test(ring, every_slot_size_round_trips_every_length)
 	}
 }
 
+/* Lines of LFP_CACHELINE bytes that [p, p + n) touches. */
+static size_t lines_touched(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return (a + n - 1) / LFP_CACHELINE - a / LFP_CACHELINE + 1;
+}
+
+/*
+ * The layout rule (docs/design.md, "Ring layout"): on line-aligned memory
+ * (lfp_ring_create) no payload touches more lines than its size needs, and
+ * a payload that fits one line with its slot word shares that line with it.
+ */
+Test(ring, no_payload_straddles_a_line)
+{
+	struct lfp__ring_geo g;
+	size_t slot, i, need;
+
+	for (slot = 1; slot <= 256; slot++) {
+		struct lfp_ring *r = make_ring(8, slot);
+
+		g = lfp__ring_geo(r);
+		need = (slot + LFP_CACHELINE - 1) / LFP_CACHELINE;
+		for (i = 0; i < 8; i++) {
+			const unsigned char *d = lfp__ring_data(&g, i);
+			const unsigned char *w = (const unsigned char *)lfp__ring_wordp(&g, i);
+
+			cr_assert_eq(lines_touched(d, slot), need, "slot size %zu, "
+			             "slot %zu: the payload at line offset %zu "
+			             "touches %zu lines, needs %zu", slot, i,
+			             (size_t)((uintptr_t)d % LFP_CACHELINE),
+			             lines_touched(d, slot), need);
+			cr_assert_eq(lines_touched(w, 8), 1, "slot size %zu: the "
+			             "slot word straddles a line", slot);
+			if (slot + 8 <= LFP_CACHELINE)
+				cr_assert_eq(lines_touched(w < d ? w : d, slot + 8),
+				             1, "slot size %zu: word and payload "
+				             "fit a line but are split", slot);
+		}
+		lfp_ring_destroy(r);
+	}
+}
+
 /* -------------------------------------------------------------- short buffers */
 
 Test(ring, short_buffer_keeps_entry)
