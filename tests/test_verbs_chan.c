@@ -527,3 +527,50 @@ Test(verbs_chan, two_threads_reading_two_cqs_of_one_channel_lose_nothing)
 		chan_down(&r);
 	}
 }
+
+/* ------------------------------------------------------ failed opens */
+
+/* Run by the opening CQ's arm, before it fails: the set's re-check. */
+static void recheck_set(struct ibv_cq *cq, int solicited_only, void *arg)
+{
+	struct lfp_wait *ws = arg;
+
+	(void)solicited_only;
+	vf_cq_set_hooks(cq, NULL, NULL, NULL); /* once */
+	cr_assert_eq(trywait1(&ws->fid), -EAGAIN,
+		     "the re-check saw the joining CQ's completion");
+}
+
+/*
+ * A CQ joins its wait set before its open arms it, so a waiter's re-check
+ * of the set may run the joining CQ's trywait step meanwhile and read an
+ * event naming it (from an arm made before this open, say by an earlier
+ * binding object on the CQ).  If the arm then fails, the failed open must
+ * still ack that event: ibv_destroy_cq would wait for it forever.
+ */
+Test(verbs_chan, a_failed_open_acks_the_events_a_set_recheck_read_for_it)
+{
+	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };
+	struct lfp_verbs_cq_attr a = { .wait_obj = LFP_WAIT_SET };
+	struct ibv_context *ctx = vf_ctx_create();
+	struct ibv_comp_channel *ch = vf_channel_create(ctx);
+	struct ibv_cq *cq = vf_cq_create(ctx, ch, NULL, 4);
+	struct lfp_verbs_cq *v = NULL;
+	struct lfp_wait *ws;
+
+	cr_assert_eq(lfp_wait_open(&wa, &ws), 0);
+	a.wait_set = ws;
+	/* An arm made before the open, and the event it raises, unread. */
+	cr_assert_eq(ibv_req_notify_cq(cq, 0), 0);
+	push(cq, 7);
+	cr_assert_eq(stats(cq).events_written, 1);
+	vf_cq_set_hooks(cq, recheck_set, NULL, ws);
+	vf_cq_fail_next_arm(cq, EIO);
+	cr_assert_eq(lfp_verbs_cq_open(cq, ch, &a, &v, NULL), -EIO);
+	cr_assert_eq(stats(cq).events_read, 1, "the re-check read the event");
+	cr_assert_eq(acked(cq), 1, "the failed open acked it");
+	cr_assert_eq(vf_cq_destroy(cq, 1000), 0, "ibv_destroy_cq would hang");
+	cr_assert_eq(lfp_wait_close(ws), 0, "the channel fd left the set");
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	finish(ctx);
+}

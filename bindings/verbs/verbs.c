@@ -647,7 +647,6 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 	struct vchan *c, *spare;
 	struct vset *spare_set = NULL;
 	struct vcq *v, *o;
-	uint32_t credited;
 	int ret = 0, joined = 0;
 
 	if (!cq || !channel || !vcqp || channel->fd < 0 || cq->channel != channel)
@@ -776,10 +775,15 @@ fail_reg: /* memb_lock held */
 	pthread_mutex_lock(&reg_lock);
 	reg_unlink(v);
 	pthread_mutex_unlock(&reg_lock);
-	/* Unregistered: events other CQs read for v meanwhile are acked. */
-	credited = atomic_exchange(&v->foreign, 0);
-	if (credited)
-		ibv_ack_cq_events(cq, credited);
+	/* Unregistered: events other CQs read for v meanwhile are acked, and
+	 * so are those a wait set's re-check read for v itself: v joined
+	 * its set before the arm, so a waiter's re-check may have run v's
+	 * trywait step (its drain counts v's own events in unacked).  Left
+	 * the set and unregistered, v is touched by nobody else now; the
+	 * lock is taken anyway, as close does (memb_lock, then CQ). */
+	pthread_mutex_lock(&v->lock);
+	ack_events(v, 1);
+	pthread_mutex_unlock(&v->lock);
 	if (v->vs)
 		set_put(v->chan, v->vs);
 	chan_put(v->chan, 1);
