@@ -225,7 +225,7 @@ LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 }
 
 /* The fatal overrun: flag it and wake waiters so they see -LFP_EAVAIL. */
-LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
+LFP_SLOW ssize_t lfp__eq_full(struct lfp_eq *eq)
 {
 	if (eq->flags & LFP_EQ_BACKPRESSURE)
 		return -EAGAIN;
@@ -238,14 +238,26 @@ LFP_INLINE ssize_t lfp__eq_full(struct lfp_eq *eq)
 	return -LFP_EOVERRUN;
 }
 
+/* A writer that found the EQ overrun after its claim: a void entry, which
+ * readers skip, in place of its event (lfp_eq_write). */
+LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq,
+                                    const struct lfp__ring_geo *g, uint64_t pos)
+{
+	lfp__ring_publish(g, pos, LFP__EQ_VOID);
+	if (eq->w.sig)
+		lfp__signal_notify(eq->w.sig);
+	return -LFP_EOVERRUN;
+}
+
 /*
  * Queue one event of len payload bytes (0 is legal).  Returns len,
  * -EMSGSIZE when len > entry_size (nothing written), -LFP_EOVERRUN on a full
  * (now overrun) or overrun EQ, -EAGAIN when full with LFP_EQ_BACKPRESSURE.
  * flags must be 0; event at most LFP_EQ_MAX_EVENT.
  */
-LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
-                                const void *buf, size_t len, uint64_t flags)
+LFP_FORCE_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
+                                      const void *buf, size_t len,
+                                      uint64_t flags)
 {
 	struct lfp__ring_geo g;
 	uint64_t pos;
@@ -270,12 +282,8 @@ LFP_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 	 * readers skip, instead of its event.
 	 */
 	lfp__mb_after_rmw();
-	if (lfp__ld_acq_u32(&eq->overrun) && !LFP__BROKEN("G")) {
-		lfp__ring_publish(&g, pos, LFP__EQ_VOID);
-		if (eq->w.sig)
-			lfp__signal_notify(eq->w.sig);
-		return -LFP_EOVERRUN;
-	}
+	if (lfp__ld_acq_u32(&eq->overrun) && !LFP__BROKEN("G"))
+		return lfp__eq_write_void(eq, &g, pos);
 	lfp__ring_put(&g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
@@ -311,14 +319,37 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 }
 
 /*
+ * What a read that took no event returns, given why its claim took none:
+ * -LFP_EAVAIL while an error is queued, -LFP_ETOOSMALL, -LFP_EAVAIL after
+ * an overrun once no claimed position is still to be published (a write in
+ * flight from before the overrun is still a valid event), else -EAGAIN.
+ */
+LFP_FORCE_INLINE ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
+{
+	if (why == LFP__RING_GATED || lfp__errq_ready(&eq->errq))
+		return -LFP_EAVAIL; /* an error is queued: it goes first */
+	if (why == LFP__RING_TOO_BIG)
+		return -LFP_ETOOSMALL;
+	/* Acquire: pairs with lfp__eq_full's RMW. */
+	if (lfp__ld_acq_u32(&eq->overrun) &&
+	    (LFP__BROKEN("G") || lfp__eq_drained(eq)))
+		return -LFP_EAVAIL;
+	return -EAGAIN;
+}
+
+/*
  * Read one event: its payload into buf (len bytes of room), its code into
  * *event.  Returns the payload bytes copied; -EAGAIN when empty;
  * -LFP_EAVAIL while an error is queued or after an overrun once the events
  * are drained; -LFP_ETOOSMALL when len is short (the event stays queued).
  * LFP_PEEK copies the head event without consuming it.
+ *
+ * Always inline: the caller's len is then a constant at most calls, and
+ * so is the copy-out's size; the rare paths (void entries, overrun) are
+ * short or out of line.
  */
-LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
-                               size_t len, uint64_t flags)
+LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
+                                     void *buf, size_t len, uint64_t flags)
 {
 	struct lfp__ring_geo g;
 	uint32_t meta;
@@ -368,17 +399,7 @@ LFP_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event, void *buf,
 		}
 		break;
 	}
-	if (why == LFP__RING_GATED || lfp__errq_ready(&eq->errq))
-		return -LFP_EAVAIL; /* an error is queued: it goes first */
-	if (why == LFP__RING_TOO_BIG)
-		return -LFP_ETOOSMALL;
-	/* Empty.  After an overrun, -LFP_EAVAIL once no claimed position is
-	 * still to be published (a write in flight from before the overrun
-	 * is still a valid event).  Acquire: pairs with lfp__eq_full's RMW. */
-	if (lfp__ld_acq_u32(&eq->overrun) &&
-	    (LFP__BROKEN("G") || lfp__eq_drained(eq)))
-		return -LFP_EAVAIL;
-	return -EAGAIN;
+	return lfp__eq_read_none(eq, why);
 }
 
 /* The synthetic entry every readerr returns once the queued errors of an
