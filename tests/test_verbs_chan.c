@@ -574,3 +574,48 @@ Test(verbs_chan, a_failed_open_acks_the_events_a_set_recheck_read_for_it)
 	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
 	finish(ctx);
 }
+
+/* ------------------------------------------------------ opens */
+
+/* Run by the opening CQ's arm, before it arms: the CQE of the arm race. */
+static void push_before_arm(struct ibv_cq *cq, int solicited_only, void *arg)
+{
+	(void)solicited_only;
+	(void)arg;
+	vf_cq_set_hooks(cq, NULL, NULL, NULL); /* once */
+	push(cq, 5);
+}
+
+/*
+ * A waiter of a wait set sleeps (its trywait returned 0) while a CQ joins
+ * the set, and a completion lands on the CQ between the join and the open's
+ * arm: it raises no event, and nothing polls the CQ afterwards unless the
+ * open wakes the set.  The waiter must not sleep with it pending.
+ */
+Test(verbs_chan, a_set_waiter_is_woken_for_a_cqe_that_lands_before_the_open_arms)
+{
+	static const enum lfp_wait_obj one_set[] = { LFP_WAIT_SET };
+	struct lfp_verbs_cq_attr a = { .wait_obj = LFP_WAIT_SET };
+	struct chan_rig r;
+	struct ibv_cq *cq;
+	struct lfp_verbs_cq *v;
+	struct ibv_wc wc[2];
+	int wsfd;
+
+	chan_up(&r, 1, one_set, 0);
+	a.wait_set = r.ws;
+	wsfd = getwait_fd(&r.ws->fid);
+	cr_assert_eq(trywait1(&r.ws->fid), 0, "the waiter goes to sleep");
+	cq = vf_cq_create(r.ctx, r.ch, NULL, 4);
+	vf_cq_set_hooks(cq, push_before_arm, NULL, NULL);
+	cr_assert_eq(lfp_verbs_cq_open(cq, r.ch, &a, &v, NULL), 0);
+	cr_assert_eq(stats(cq).events_written, 0, "the CQE came before the arm");
+	cr_assert(fd_readable(wsfd, 0),
+		  "the set's waiter sleeps with the new CQ's completion pending");
+	cr_assert_eq(trywait1(&r.ws->fid), -EAGAIN);
+	cr_assert_eq(lfp_verbs_cq_read(v, wc, 2), 1);
+	cr_assert_eq(wc[0].wr_id, 5);
+	cr_assert_eq(lfp_verbs_cq_close(v), 0);
+	cr_assert_eq(vf_cq_destroy(cq, 1000), 0);
+	chan_down(&r);
+}

@@ -766,6 +766,15 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 		pthread_mutex_lock(&memb_lock);
 		goto fail_reg;
 	}
+	/* A CQE that landed before the arm raised no event, and v is a
+	 * member already: a waiter of the set whose re-check ran before that
+	 * (or before v joined) would sleep with it pending.  Wake the set so
+	 * that its re-check polls v (design.md P2-P4: the notify's full
+	 * barrier follows the arm; a waiter that arms its signal after it
+	 * re-checks after it, and one armed before it is woken).  FD and
+	 * NONE objects have no waiter before open returns. */
+	if (a.wait_set)
+		lfp_binding_notify(a.wait_set);
 	*vcqp = &v->pub;
 	return 0;
 
