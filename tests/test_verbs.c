@@ -31,17 +31,6 @@ static const struct lfp_verbs_cq_attr FD_ATTR = { .wait_obj = LFP_WAIT_FD };
 
 /* ------------------------------------------------------------ helpers */
 
-/* cq->comp_events_completed, read under cq->mutex as ibv_ack_cq_events writes it. */
-static unsigned acked(struct ibv_cq *cq)
-{
-	unsigned v;
-
-	pthread_mutex_lock(&cq->mutex);
-	v = cq->comp_events_completed;
-	pthread_mutex_unlock(&cq->mutex);
-	return v;
-}
-
 static unsigned async_acked(pthread_mutex_t *m, const uint32_t *counter)
 {
 	unsigned v;
@@ -50,14 +39,6 @@ static unsigned async_acked(pthread_mutex_t *m, const uint32_t *counter)
 	v = *counter;
 	pthread_mutex_unlock(m);
 	return v;
-}
-
-static struct vf_cq_stats stats(struct ibv_cq *cq)
-{
-	struct vf_cq_stats st;
-
-	vf_cq_stats(cq, &st);
-	return st;
 }
 
 /* One context, one channel, one CQ, optionally a binding object. */

@@ -47,24 +47,6 @@ struct chan_rig {
 	enum lfp_wait_obj obj[MAXQ];
 };
 
-static unsigned acked(struct ibv_cq *cq)
-{
-	unsigned v;
-
-	pthread_mutex_lock(&cq->mutex);
-	v = cq->comp_events_completed;
-	pthread_mutex_unlock(&cq->mutex);
-	return v;
-}
-
-static struct vf_cq_stats stats(struct ibv_cq *cq)
-{
-	struct vf_cq_stats st;
-
-	vf_cq_stats(cq, &st);
-	return st;
-}
-
 static void chan_up(struct chan_rig *r, int n, const enum lfp_wait_obj *obj,
 		    unsigned ack_batch)
 {

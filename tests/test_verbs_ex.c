@@ -40,24 +40,6 @@ struct xrig {
 	int marker;
 };
 
-static unsigned acked(struct ibv_cq *cq)
-{
-	unsigned v;
-
-	pthread_mutex_lock(&cq->mutex);
-	v = cq->comp_events_completed;
-	pthread_mutex_unlock(&cq->mutex);
-	return v;
-}
-
-static struct vf_cq_stats stats(struct ibv_cq *cq)
-{
-	struct vf_cq_stats st;
-
-	vf_cq_stats(cq, &st);
-	return st;
-}
-
 /* The real ibv_create_cq_ex on the test context, with wc_flags. */
 static struct ibv_cq_ex *create_ex(struct ibv_context *ctx, struct ibv_comp_channel *ch,
 				   int depth, uint64_t wc_flags)

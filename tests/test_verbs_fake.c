@@ -355,14 +355,6 @@ static void rig_down(struct rig *r)
 	finish(r->ctx);
 }
 
-static struct vf_cq_stats stats(struct ibv_cq *cq)
-{
-	struct vf_cq_stats st;
-
-	vf_cq_stats(cq, &st);
-	return st;
-}
-
 static unsigned long written(struct ibv_cq *cq)
 {
 	struct vf_cq_stats st;
