@@ -10,7 +10,11 @@
  * open CQ sometimes gets a completion first, whose channel event another
  * CQ's close or an FD CQ's trywait may read and credit (the credit posts
  * to an FD CQ's own eventfd, or wakes the set), while the named CQ may be
- * closing.  Between rounds the workers stop at a barrier and the main thread
+ * closing.  Set members run the set's trywait, whose re-check may run the
+ * step of a CQ another worker is opening (it joins the set before its arm);
+ * closed CQs sometimes get a completion, taken at once, whose event (the
+ * former open's arm may still be outstanding) names a CQ with no binding
+ * object, or one being reopened.  Between rounds the workers stop at a barrier and the main thread
  * checks the invariant of lfp_verbs(3): the channel fd is in the wait set
  * (LFP_GETWAIT on a POLLFD set), exactly once, if and only if some binding
  * CQ of that set uses the channel (FD and NONE CQs do not count).
@@ -37,7 +41,8 @@ struct worker {
 	struct ibv_cq *cq[PER];
 	struct lfp_verbs_cq *v[PER];
 	enum lfp_wait_obj mode[PER];   /* of each open CQ */
-	unsigned long opens, failed, closes, trywaits;
+	unsigned long opens, failed, closes, trywaits, set_trywaits, closed_pushes;
+	unsigned long fault_taken;   /* opens whose injected fault a re-check took */
 };
 
 struct rig {
@@ -57,6 +62,8 @@ static void *worker_main(void *arg)
 		LFP_WAIT_SET, LFP_WAIT_SET, LFP_WAIT_FD, LFP_WAIT_NONE
 	};
 	struct lfp_verbs_cq_attr a;
+	struct vf_cq_stats st;
+	unsigned long arms;
 	struct lfp_fid *f;
 	struct ibv_wc wc[4];
 	uint64_t round, x;
@@ -85,6 +92,30 @@ static void *worker_main(void *arg)
 				w->trywaits++;
 				continue;
 			}
+			if (w->v[k] && w->mode[k] == LFP_WAIT_SET && (x >> 16) % 2) {
+				/* The set's re-check runs the trywait step of
+				 * every member, other workers' CQs being opened
+				 * included (they join before their arm). */
+				f = &w->r->ws->fid;
+				ret = lfp_trywait(&f, 1);
+				CHECK(ret == 0 || ret == -EAGAIN, "set trywait: %d", ret);
+				while ((ret = lfp_verbs_cq_read(w->v[k], wc, 4)) > 0)
+					;
+				CHECK(ret == -EAGAIN, "read: %d", ret);
+				w->set_trywaits++;
+				continue;
+			}
+			if (!w->v[k] && (x >> 20) % 2) {
+				/* A completion on a closed CQ: if a former open's
+				 * arm is still outstanding, its event names a CQ
+				 * with no binding object, for whoever reads it to
+				 * ack, or for a set's re-check of this CQ's next
+				 * open to read.  The CQE itself is taken here. */
+				ret = vf_cq_push(w->cq[k], round, IBV_WC_SUCCESS, 0);
+				CHECK(ret == 0, "vf_cq_push: %d", ret);
+				CHECK(ibv_poll_cq(w->cq[k], 4, wc) == 1, "raw poll");
+				w->closed_pushes++;
+			}
 			if (w->v[k]) {
 				if ((x >> 1) % 4 == 0) {
 					/* An event on the channel for close
@@ -99,8 +130,22 @@ static void *worker_main(void *arg)
 				w->v[k] = NULL;
 				w->closes++;
 			} else if ((x >> 1) % 3 == 0) {
+				vf_cq_stats(w->cq[k], &st);
+				arms = st.arm_calls;
 				vf_cq_fail_next_arm(w->cq[k], EIO);
 				ret = lfp_verbs_cq_open(w->cq[k], w->r->ch, &a, &w->v[k], NULL);
+				vf_cq_stats(w->cq[k], &st);
+				if (ret == 0 && a.wait_obj == LFP_WAIT_SET &&
+				    st.arm_calls > arms + 1) {
+					/* A set's re-check armed the joining CQ
+					 * first (an event read for it cleared its
+					 * note), and its arm took the fault. */
+					vf_cq_fail_next_arm(w->cq[k], 0);
+					w->mode[k] = a.wait_obj;
+					w->opens++;
+					w->fault_taken++;
+					continue;
+				}
 				CHECK(ret == -EIO, "worker %u CQ %u: open with a failing "
 				      "arm gave %d, want -EIO", w->idx, k, ret);
 				CHECK(w->v[k] == NULL, "a failed open set *vcq");
@@ -141,6 +186,7 @@ int main(void)
 	pthread_t t[WORKERS];
 	uint64_t round, base, t0 = stress_now_ns();
 	unsigned long opens = 0, failed = 0, closes = 0, shared = 0, trywaits = 0;
+	unsigned long set_trywaits = 0, closed_pushes = 0, fault_taken = 0;
 	unsigned i, k, open, in_ws;
 	int n;
 	const char *why = vf_priv_canary();
@@ -193,6 +239,9 @@ int main(void)
 	for (i = 0; i < WORKERS; i++) {
 		opens += r.w[i].opens;
 		trywaits += r.w[i].trywaits;
+		set_trywaits += r.w[i].set_trywaits;
+		closed_pushes += r.w[i].closed_pushes;
+		fault_taken += r.w[i].fault_taken;
 		failed += r.w[i].failed;
 		closes += r.w[i].closes;
 		for (k = 0; k < PER; k++) {
@@ -208,11 +257,12 @@ int main(void)
 	CHECK(vf_ctx_destroy(r.ctx) == 0, "objects left alive");
 	pthread_barrier_destroy(&r.go);
 	pthread_barrier_destroy(&r.done);
-	printf("stress_verbs_share: PASS %llu rounds, %lu opens, %lu failed opens, "
-	       "%lu closes, %lu FD trywaits by %d threads on one channel; the fd "
-	       "was in the set iff a CQ of the set used it (%lu rounds shared) "
-	       "(%.1f s)\n",
-	       (unsigned long long)r.rounds, opens, failed, closes, trywaits,
-	       WORKERS, shared, stress_seconds_since(t0));
+	printf("stress_verbs_share: PASS %llu rounds, %lu opens (%lu of them "
+	       "with a fault a re-check took), %lu failed opens, %lu closes, %lu FD and %lu set trywaits, %lu completions on closed "
+	       "CQs by %d threads on one channel; the fd was in the set iff a CQ "
+	       "of the set used it (%lu rounds shared) (%.1f s)\n",
+	       (unsigned long long)r.rounds, opens, fault_taken, failed, closes,
+	       trywaits, set_trywaits, closed_pushes, WORKERS, shared,
+	       stress_seconds_since(t0));
 	return 0;
 }
