@@ -5,14 +5,17 @@
  *
  * What is promised and checked here:
  *   - each FD-mode CQ's LFP_GETWAIT fd is readable while an unread event
- *     is on the channel or an event another CQ read was credited to it,
- *     and not otherwise: after a trywait of that CQ returned 0, a
+ *     is on the channel, an event another CQ read was credited to it, or
+ *     a wake a trywait that found work put back waits for the next
+ *     trywait, and not otherwise: after a trywait of that CQ returned 0, a
  *     completion for it always makes its fd readable, whoever reads the
  *     channel;
  *   - lfp_trywait over any subset of the CQs, one by one or together;
  *   - an event read through one CQ is acked on the CQ it names, never on
  *     the reader (ibv_destroy_cq of the named CQ does not wait);
  *   - closes in every order leave no event unacked;
+ *   - a trywait that finds work leaves the wake it took to the CQ's other
+ *     waiters (FD and SET);
  *   - two threads reading two CQs of one channel lose nothing (the
  *     standalone tests/stress_verbs_chan.c does the same under TSan).
  * Each test ends with finish(): no fake object is left alive.
@@ -599,5 +602,67 @@ Test(verbs_chan, a_set_waiter_is_woken_for_a_cqe_that_lands_before_the_open_arms
 	cr_assert_eq(wc[0].wr_id, 5);
 	cr_assert_eq(lfp_verbs_cq_close(v), 0);
 	cr_assert_eq(vf_cq_destroy(cq, 1000), 0);
+	chan_down(&r);
+}
+
+/* ------------------------------------------------------ several waiters */
+
+/*
+ * Two waiters on one CQ.  The first's trywait returned 0 and it sleeps on
+ * the CQ's fd (or the set's).  A wake arrives (the CQ's own event on the
+ * channel, or a credit from another CQ's read), and the second waiter's
+ * trywait takes it, finds two completions, and its caller reads one.  As
+ * for lfpoll's own objects (docs/design.md, 2.2: a drainer that finds work
+ * puts the wake back), the first must still see its fd readable: the
+ * other completion is pending and nothing else will come.
+ */
+static void second_waiter_takes_one(struct chan_rig *r, int i, int wfd,
+				    const char *how)
+{
+	struct ibv_wc wc[1];
+
+	cr_assert(fd_readable(wfd, 0), "%s: the wake arrived", how);
+	cr_assert_eq(trywait1(r->obj[i] == LFP_WAIT_SET ? &r->ws->fid : &r->v[i]->fid),
+		     -EAGAIN, "%s: the second waiter finds work", how);
+	cr_assert_eq(lfp_verbs_cq_read(r->v[i], wc, 1), 1);
+	cr_assert(fd_readable(wfd, 0), "%s: the first waiter sleeps with a "
+		  "completion pending (the second took its wake)", how);
+	cr_assert_eq(lfp_verbs_cq_read(r->v[i], wc, 1), 1);
+}
+
+Test(verbs_chan, a_trywait_that_finds_work_leaves_the_wake_to_other_waiters)
+{
+	static const enum lfp_wait_obj mix[] = { LFP_WAIT_FD, LFP_WAIT_FD, LFP_WAIT_SET };
+	struct chan_rig r;
+	int fd0, wsfd;
+
+	chan_up(&r, 3, mix, 0);
+	fd0 = getwait_fd(&r.v[0]->fid);
+	wsfd = getwait_fd(&r.ws->fid);
+
+	/* FD CQ 0, its own event on the channel. */
+	cr_assert_eq(trywait1(&r.v[0]->fid), 0);
+	push(r.cq[0], 1);
+	push(r.cq[0], 2);
+	second_waiter_takes_one(&r, 0, fd0, "own event");
+	cr_assert_eq(trywait1(&r.v[0]->fid), 0, "nothing left: the wake is cleared");
+	cr_assert_not(fd_readable(fd0, 0));
+
+	/* FD CQ 0, its event read and credited by CQ 1. */
+	push(r.cq[0], 3);
+	push(r.cq[0], 4);
+	cr_assert_eq(trywait1(&r.v[1]->fid), 0, "CQ 1 reads CQ 0's event");
+	cr_assert_not(channel_unread(&r));
+	second_waiter_takes_one(&r, 0, fd0, "credited event");
+	cr_assert_eq(trywait1(&r.v[0]->fid), 0);
+	cr_assert_not(fd_readable(fd0, 0));
+
+	/* The set's CQ 2, its own event on the channel. */
+	cr_assert_eq(trywait1(&r.ws->fid), 0);
+	push(r.cq[2], 5);
+	push(r.cq[2], 6);
+	second_waiter_takes_one(&r, 2, wsfd, "set member");
+	cr_assert_eq(trywait1(&r.ws->fid), 0);
+	cr_assert_not(fd_readable(wsfd, 0));
 	chan_down(&r);
 }

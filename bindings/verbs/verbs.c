@@ -21,7 +21,9 @@
  * eventfd; the eventfd is written when another CQ credits this one, and
  * read by this CQ's trywait before it looks at anything, so the mirror is
  * readable while the channel holds an unread event (which may be this
- * CQ's) or an event was credited to this CQ since its last trywait.
+ * CQ's) or an event was credited to this CQ since its last trywait.  A
+ * trywait that took such a wake and finds work puts it back (a post), for
+ * the CQ's other waiters, as lfpoll's own trywait does.
  *
  * Extended CQs (ibv_cq_ex) take the same path: their events name
  * ibv_cq_ex_to_cq(cq), which is armed, registered and acked as a plain CQ;
@@ -324,10 +326,11 @@ static void mirror_post(struct vcq *v)
  * looks at the channel, the credits or the CQ.  A credit whose post this
  * read consumed was counted before the post, so the look that follows sees
  * it; a later post leaves the mirror readable.  Only the owner reads the
- * eventfd, under its lock, and subtracts what the read returned.  Lock
- * held.
+ * eventfd, under its lock, and subtracts what the read returned.  Returns
+ * whether it consumed a post (a wake that trywait may have to put back).
+ * Lock held.
  */
-static void mirror_clear(struct vcq *v)
+static int mirror_clear(struct vcq *v)
 {
 	uint64_t cnt;
 	ssize_t n;
@@ -336,16 +339,18 @@ static void mirror_clear(struct vcq *v)
 	 * sleep that follows returns at once and the next trywait reads it
 	 * (one lap, never a lost wake); a stale non-zero costs one read. */
 	if (!atomic_load_explicit(&v->posts, memory_order_relaxed))
-		return;
+		return 0;
 	do
 		n = read(v->evfd, &cnt, sizeof(cnt));
 	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(cnt))
+		return 0;
 	/* Relaxed: posts is a count, not a publication; what orders the
 	 * credits whose posts were read is the eventfd itself (each was
 	 * announced, after its count, before its write). */
-	if (n == (ssize_t)sizeof(cnt))
-		(void)atomic_fetch_sub_explicit(&v->posts, (uint32_t)cnt,
-		                                memory_order_relaxed);
+	(void)atomic_fetch_sub_explicit(&v->posts, (uint32_t)cnt,
+	                                memory_order_relaxed);
+	return 1;
 }
 
 /* Take v out of the registry; reg_lock held. */
@@ -374,13 +379,15 @@ static struct vcq *reg_find(struct ibv_cq *cq)
  * Read every pending event of v's channel; lock held.  Events naming v are
  * counted for batched acks; events naming another binding CQ are credited
  * to it (it acks them, and its waiters are woken); events naming a CQ
- * unknown to the binding are acked at once.  Returns 0 or -errno.
+ * unknown to the binding are acked at once.  Returns the number of events
+ * naming v (each was a wake of v's waiters, now taken), or -errno.
  */
 static int drain_channel(struct vcq *v)
 {
 	struct ibv_cq *ev_cq;
 	struct vcq *o;
 	void *ev_ctx;
+	int own = 0;
 
 	for (;;) {
 		errno = 0;
@@ -388,10 +395,11 @@ static int drain_channel(struct vcq *v)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 0;
+				return own;
 			return neg_errno();
 		}
 		if (ev_cq == v->cq) {
+			own = 1;
 			v->unacked++;
 			atomic_store_explicit(&v->armed, 0, memory_order_relaxed);
 			continue;
@@ -523,20 +531,21 @@ static int poll_into_stash(struct vcq *v)
 }
 
 /*
- * The trywait step; lock held.  0 when blocking on the channel is safe,
- * -EAGAIN when completions are stashed, -errno on failure.
+ * The trywait step after its first reads; lock held.  0 when blocking on
+ * the channel is safe, -EAGAIN when completions are stashed, -errno on
+ * failure.  *took is set when the drain read an event naming v.
  */
-static int vcq_trywait_locked(struct vcq *v)
+static int vcq_step(struct vcq *v, int *took)
 {
 	int ret;
 
-	if (v->evfd >= 0)
-		mirror_clear(v);
 	ret = drain_channel(v);
-	if (ret) {
+	if (ret < 0) {
 		v->err = ret; /* sticky: the reader of a set member sees it too */
 		return ret;
 	}
+	if (ret > 0)
+		*took = 1;
 	ack_events(v, 0);
 	if (v->stash_len)
 		return -EAGAIN;
@@ -559,6 +568,34 @@ static int vcq_trywait_locked(struct vcq *v)
 	if (ret)
 		return ret < 0 ? ret : -EAGAIN;
 	return 0;
+}
+
+/*
+ * The trywait step; lock held.  0 when blocking on the channel is safe,
+ * -EAGAIN when completions are stashed, -errno on failure.
+ *
+ * A step that took a wake (a post on v's eventfd, or an event naming v,
+ * which made the channel fd readable for every waiter of v) and then
+ * reports work puts the wake back, as lfpoll's own trywait does
+ * (design.md 2.2): its caller may take only part of the work, and another
+ * thread asleep on v's fd (or v's set) must not sleep on with the rest.
+ * The wake stays until a step finds nothing, which clears it.  The put-back
+ * is a post (mirror_post's protocol) or a set notify (the set's signal
+ * mutex is a leaf), made after the step's polls: a waiter it wakes runs its
+ * own step and finds what is left, or nothing.
+ */
+static int vcq_trywait_locked(struct vcq *v)
+{
+	int took = v->evfd >= 0 && mirror_clear(v);
+	int ret = vcq_step(v, &took);
+
+	if (ret && took) {
+		if (v->evfd >= 0)
+			mirror_post(v);
+		else if (v->wait_set)
+			lfp_binding_notify(v->wait_set);
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------ fid ops */
