@@ -44,7 +44,8 @@
  * reg_lock: adding an fd takes the wait set's lock, under which the set's
  * re-check takes a CQ's lock and then reg_lock.  Lock order: memb_lock,
  * then wait set, then CQ, then registry; a credit made under the registry
- * lock wakes another set through its signal, whose mutex is a leaf.
+ * lock wakes another set through its signal, whose mutex is a leaf, as
+ * does a trywait step's put-back wake of its own set, under the CQ lock.
  *
  * Close must not run concurrently with any other call on its object
  * (lfp_verbs(3)); each object counts the callers inside its calls, so that
