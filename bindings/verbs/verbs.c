@@ -3,8 +3,8 @@
  * device async events.  See lfpoll/verbs.h and docs/man/lfp_verbs.3.md.
  *
  * It uses lfpoll's public headers and the binding interface
- * <lfpoll/binding.h> only (docs/binding.md); its own shared fields are C11
- * atomics.
+ * <lfpoll/binding.h> only (docs/man/lfp_binding.3.md); its own shared
+ * fields are C11 atomics.
  *
  * Verbs CQ protocol (docs/verbs.md): to make blocking safe, drain the channel
  * (non-blocking reads until EAGAIN, EINTR retried), then poll; if empty,

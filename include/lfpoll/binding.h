@@ -2,7 +2,7 @@
  * lfpoll binding interface: what a compiled binding (a library that turns
  * some other event source, such as libibverbs, into lfpoll objects) may use
  * besides the public API.  bindings/verbs uses nothing else; lfp_binding(3)
- * and docs/binding.md describe the rules.
+ * (docs/man/lfp_binding.3.md) describes the rules.
  *
  *   ABI       lfpoll is headers only, so a binding library and the program
  *             that links it may have been built with different headers.
