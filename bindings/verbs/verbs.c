@@ -685,7 +685,7 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 	struct vchan *c, *spare;
 	struct vset *spare_set = NULL;
 	struct vcq *v, *o;
-	int ret = 0, joined = 0;
+	int ret = 0;
 
 	if (!cq || !channel || !vcqp || channel->fd < 0 || cq->channel != channel)
 		return -EINVAL;
@@ -785,10 +785,6 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 		ret = set_get(c, a.wait_set, &spare_set, &v->vs);
 		if (ret)
 			goto fail_reg;
-		ret = lfp_binding_join(a.wait_set, &v->member);
-		if (ret)
-			goto fail_reg;
-		joined = 1;
 	}
 	pthread_mutex_unlock(&memb_lock);
 	free(spare);
@@ -797,37 +793,46 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 	spare_set = NULL;
 
 	/* Arm at open (docs/verbs.md), with solicited_only.  Not under
-	 * memb_lock: other opens and closes go on meanwhile. */
+	 * memb_lock: other opens and closes go on meanwhile.  Before v joins
+	 * its wait set: until the arm has worked, no re-check of the set may
+	 * run v's trywait step, which would poll the CQ's completions into a
+	 * stash that a failed open could only drop. */
 	ret = ibv_req_notify_cq(cq, v->solicited_only);
 	if (ret) {
 		ret = -ret;
 		pthread_mutex_lock(&memb_lock);
 		goto fail_reg;
 	}
-	/* A CQE that landed before the arm raised no event, and v is a
-	 * member already: a waiter of the set whose re-check ran before that
-	 * (or before v joined) would sleep with it pending.  Wake the set so
-	 * that its re-check polls v (design.md P2-P4: the notify's full
-	 * barrier follows the arm; a waiter that arms its signal after it
-	 * re-checks after it, and one armed before it is woken).  FD and
-	 * NONE objects have no waiter before open returns. */
-	if (a.wait_set)
+	if (a.wait_set) {
+		pthread_mutex_lock(&memb_lock);
+		ret = lfp_binding_join(a.wait_set, &v->member);
+		if (ret)
+			goto fail_reg;
+		pthread_mutex_unlock(&memb_lock);
+		/* A CQE that landed before the arm raised no event, and a
+		 * waiter of the set whose re-check ran before v joined would
+		 * sleep with it pending.  Wake the set so that its re-check
+		 * polls v (design.md P2-P4: the notify's full barrier follows
+		 * the join; a waiter that arms its signal after it re-checks
+		 * after it, and one armed before it is woken).  Meanwhile an
+		 * event for v that made the channel fd readable is drained by
+		 * no member of the set: its waiters may return from lfp_wait
+		 * and find nothing until v has joined, never sleep on it.  FD
+		 * and NONE objects have no waiter before open returns. */
 		lfp_binding_notify(a.wait_set);
+	}
 	*vcqp = &v->pub;
 	return 0;
 
-fail_reg: /* memb_lock held */
-	if (joined)
-		lfp_binding_leave(a.wait_set, &v->member);
+fail_reg: /* memb_lock held; v is in no set (it joins only as the last step) */
 	pthread_mutex_lock(&reg_lock);
 	reg_unlink(v);
 	pthread_mutex_unlock(&reg_lock);
-	/* Unregistered: events other CQs read for v meanwhile are acked, and
-	 * so are those a wait set's re-check read for v itself: v joined
-	 * its set before the arm, so a waiter's re-check may have run v's
-	 * trywait step (its drain counts v's own events in unacked).  Left
-	 * the set and unregistered, v is touched by nobody else now; the
-	 * lock is taken anyway, as close does (memb_lock, then CQ). */
+	/* Unregistered: the events other CQs read for v meanwhile are acked.
+	 * Nothing else ran v's trywait step (it joined no set), so v polled
+	 * nothing: the CQ's completions are still the application's.  v is
+	 * touched by nobody else now; the lock is taken anyway, as close does
+	 * (memb_lock, then CQ). */
 	pthread_mutex_lock(&v->lock);
 	ack_events(v, 1);
 	pthread_mutex_unlock(&v->lock);
