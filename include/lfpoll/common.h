@@ -51,8 +51,9 @@
 #ifndef LFP_FORCE_INLINE
 #  define LFP_FORCE_INLINE static inline __attribute__((always_inline))
 #endif
-/* The rare paths of inline calls (errors, overrun, peek): out of line, so
- * that the common path inlines small, with no register saves for them. */
+/* The rare paths of inline calls (the EQ's overrun and void entries): out
+ * of line, so that the common path inlines small, with no register saves
+ * for them. */
 #ifndef LFP_SLOW
 #  define LFP_SLOW static __attribute__((noinline, cold, unused))
 #endif

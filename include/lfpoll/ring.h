@@ -266,6 +266,22 @@ LFP_FORCE_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
 }
 
 /*
+ * The word of the slot at pos, which a claim checks and its caller will
+ * write (a producer publishes it, a consumer frees it).  A burst fetches the
+ * line for writing now, one transfer instead of a read and then an upgrade:
+ * a hint only (one entry: no gain measured, and n is then a constant 1).
+ */
+LFP_FORCE_INLINE uint64_t *lfp__ring_word_to_write(const struct lfp__ring_geo *g,
+                                                   uint64_t pos, size_t n)
+{
+	uint64_t *w = lfp__ring_wordp(g, pos);
+
+	if (n > 1)
+		__builtin_prefetch(w, 1);
+	return w;
+}
+
+/*
  * Claim up to n consecutive free positions from head: the producers' only
  * claim, for one entry (n constant 1) and for bursts.  Returns the number
  * claimed (0: full) and the first position in *first.
@@ -289,12 +305,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
 	pos = lfp__ld_rlx_u64(&r->head);
 	for (;;) {
 		for (k = 0; k < n; k++) {
-			w = lfp__ring_wordp(g, pos + k);
-			/* A burst will write this line: fetch it for writing,
-			 * one transfer instead of a read and then an upgrade.
-			 * A hint only (one entry: no gain measured). */
-			if (n > 1)
-				__builtin_prefetch(w, 1);
+			w = lfp__ring_word_to_write(g, pos + k, n);
 			/* R2: acquire pairs with R4 of the consumer that freed
 			 * this slot: its copy-out is done before we overwrite. */
 			dif = lfp__ring_dif(lfp__ld_acq_u64(w), pos + k);
@@ -357,12 +368,7 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r,
 	for (;;) {
 		big = 0;
 		for (k = 0; k < n; k++) {
-			w = lfp__ring_wordp(g, pos + k);
-			/* A burst frees this word after its copy: fetch the
-			 * line for writing now, one transfer instead of a read
-			 * and then an upgrade (a hint; one entry: none). */
-			if (n > 1)
-				__builtin_prefetch(w, 1);
+			w = lfp__ring_word_to_write(g, pos + k, n);
 			/* R3: acquire pairs with R1: the payload and length
 			 * written before the publish are visible. */
 			word = lfp__ld_acq_u64(w);
