@@ -77,30 +77,25 @@ static void *worker_main(void *arg)
 			memset(&a, 0, sizeof(a));
 			a.wait_obj = objs[(x >> 8) % 4];
 			a.wait_set = a.wait_obj == LFP_WAIT_SET ? w->r->ws : NULL;
-			if (w->v[k] && w->mode[k] == LFP_WAIT_FD && (x >> 16) % 2) {
+			if (w->v[k] && w->mode[k] != LFP_WAIT_NONE && (x >> 16) % 2) {
 				/* An FD CQ's trywait drains the channel and
-				 * credits other workers' CQs, closing or not;
-				 * the CQ stays open this round. */
-				f = &w->v[k]->fid;
+				 * credits other workers' CQs, closing or not; a
+				 * set member's runs the set's re-check, the
+				 * trywait step of every member of the set.  The
+				 * CQ stays open this round. */
+				int set = w->mode[k] == LFP_WAIT_SET;
+
+				f = set ? &w->r->ws->fid : &w->v[k]->fid;
 				ret = lfp_trywait(&f, 1);
-				CHECK(ret == 0 || ret == -EAGAIN, "trywait: %d", ret);
+				CHECK(ret == 0 || ret == -EAGAIN, "%strywait: %d",
+				      set ? "set " : "", ret);
 				while ((ret = lfp_verbs_cq_read(w->v[k], wc, 4)) > 0)
 					;
 				CHECK(ret == -EAGAIN, "read: %d", ret);
-				w->trywaits++;
-				continue;
-			}
-			if (w->v[k] && w->mode[k] == LFP_WAIT_SET && (x >> 16) % 2) {
-				/* The set's re-check runs the trywait step of
-				 * every member, other workers' CQs being opened
-				 * included (they join before their arm). */
-				f = &w->r->ws->fid;
-				ret = lfp_trywait(&f, 1);
-				CHECK(ret == 0 || ret == -EAGAIN, "set trywait: %d", ret);
-				while ((ret = lfp_verbs_cq_read(w->v[k], wc, 4)) > 0)
-					;
-				CHECK(ret == -EAGAIN, "read: %d", ret);
-				w->set_trywaits++;
+				if (set)
+					w->set_trywaits++;
+				else
+					w->trywaits++;
 				continue;
 			}
 			if (!w->v[k] && (x >> 20) % 2) {

@@ -533,8 +533,9 @@ static void recheck_set(struct ibv_cq *cq, int solicited_only, void *arg)
  * the open arms; the CQ holds a completion and an unread event (from an
  * arm made before the open, say by an earlier binding object on the CQ).
  * The re-check must not have polled the completion (a failed open could
- * only drop it: the CQ joined the set before its arm, once) nor read the
- * event, and whatever was read must be acked: ibv_destroy_cq waits for it.
+ * only drop it, as it did when the CQ joined the set before its arm) nor
+ * read the event, and whatever was read must be acked: ibv_destroy_cq
+ * waits for it.
  */
 Test(verbs_chan, a_failed_set_open_leaves_the_cq_its_completions_and_events)
 {
