@@ -1,7 +1,7 @@
 # lfpoll: plain GNU make, no configure step.
 #
-#   make [all]            build the verbs binding (.so and .a), the .pc files
-#                         and the examples
+#   make [all]            build the .pc files, the examples and each binding
+#                         (bindings/<name>/<name>.mk: the verbs .so and .a)
 #   make check            header compile tests, Criterion suites, stress tests,
 #                         the installed tree and the man pages (tests/install/)
 #   make check SANITIZE=address   the same under ASan+UBSan
@@ -136,54 +136,24 @@ $(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERN
 	$(Q)$(CLANGXX) -x c++ -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
-# ---------------------------------------------------------------- verbs binding
-# The only compiled part: hidden visibility, an explicit version script, no
-# undefined symbols (-z defs), SONAME liblfpoll_verbs.so.0.
-VERBS_SONAME := liblfpoll_verbs.so.0
-VERBS_SO     := $(B)/liblfpoll_verbs.so.$(VERSION)
-VERBS_A      := $(B)/liblfpoll_verbs.a
-VERBS_HDR    := bindings/verbs/lfpoll/verbs.h
-VERBS_CFLAGS := -Ibindings/verbs -fPIC -fvisibility=hidden
-
-$(B)/verbs/verbs.o: bindings/verbs/verbs.c $(VERBS_HDR) $(HEADERS) $(INTERNAL)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(VERBS_CFLAGS) -c $< -o $@
-
-$(VERBS_SO): $(B)/verbs/verbs.o bindings/verbs/liblfpoll_verbs.map
-	$(call say,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,$(VERBS_SONAME) \
-		-Wl,--version-script=bindings/verbs/liblfpoll_verbs.map -Wl,-z,defs \
-		$< -o $@ $(LDFLAGS) -libverbs
-	$(Q)ln -sf $(notdir $@) $(B)/$(VERBS_SONAME)
-	$(Q)ln -sf $(notdir $@) $(B)/liblfpoll_verbs.so
-
-$(VERBS_A): $(B)/verbs/verbs.o
-	$(call say,AR,$@)
-	$(Q)$(AR) rcs $@ $<
-
-$(B)/compile/verbs.c.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
-	@mkdir -p $(dir $@)
-	$(call say,C11,$<)
-	$(Q)$(CC) -std=c11 $(WARN) -Iinclude -Ibindings/verbs $(CK_CFLAGS) \
-		-DLFP_HEADER='<lfpoll/verbs.h>' -c tests/compile/one_header.c -o $@
-
-$(B)/compile/verbs.cxx.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
-	@mkdir -p $(dir $@)
-	$(call say,C++11,$<)
-	$(Q)$(CXX) -x c++ $(CXXFLAGS) -Ibindings/verbs -DLFP_HEADER='<lfpoll/verbs.h>' \
-		-c tests/compile/one_header.c -o $@
+# ---------------------------------------------------------------- bindings
+# Each compiled binding is a module, bindings/<name>/<name>.mk: it writes
+# its own rules and adds its targets to these lists.
+BINDING_ALL       :=
+BINDING_COMPILE   :=
+BINDING_INSTALL   :=
+BINDING_UNINSTALL :=
+include $(sort $(wildcard bindings/*/*.mk))
 
 .PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
 	install uninstall clean docs stress model check-build check-install check-docs check-cxx check-cxx-build check-repo FORCE
 
-all: $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(VERBS_SO) $(VERBS_A) $(EXAMPLES) $(CXX_EXAMPLES)
+all: $(B)/lfpoll.pc $(BINDING_ALL) $(EXAMPLES) $(CXX_EXAMPLES)
 
 check-deps:
 	@$(ENSURE) $(DEPS_CHECK)
 
-check-compile: $(COMPILE_C) $(COMPILE_CXX) $(COMPILE_CLANG) \
-	$(B)/compile/verbs.c.o $(B)/compile/verbs.cxx.o $(VERBS_SO) $(VERBS_A)
+check-compile: $(COMPILE_C) $(COMPILE_CXX) $(COMPILE_CLANG) $(BINDING_COMPILE)
 
 ifeq ($(SANITIZE),thread)
 # Criterion's runner cannot start under TSan (its arena fails to map), so the
@@ -196,13 +166,9 @@ check-run: $(TESTS) $(STRESSES)
 	@sh tests/run-tests $(TESTS) $(STRESSES)
 endif
 
-# Examples are compiled by all and check so they never rot; the verbs ones
-# link the binding. (EXAMPLES is set near the top: all names it.)
-
-$(B)/examples/verbs_%: examples/verbs_%.c $(VERBS_A) $(VERBS_HDR)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibindings/verbs $< -o $@ $(LDFLAGS) $(VERBS_A) -libverbs
+# Examples are compiled by all and check so they never rot; a binding's
+# module builds the ones that link it. (EXAMPLES is set near the top: all
+# names it.)
 
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
@@ -343,15 +309,15 @@ docs:
 		sh scripts/man-gen $$md > $${md%.md}.tmp && mv $${md%.md}.tmp $${md%.md} || exit 1; \
 	done
 
-install: all
-	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(libdir)
-	install -m 644 $(HEADERS) $(VERBS_HDR) $(DESTDIR)$(includedir)/lfpoll/
+install: all install-core $(BINDING_INSTALL)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then $(LDCONFIG); fi
+
+.PHONY: install-core
+install-core: $(B)/lfpoll.pc
+	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir)
+	install -m 644 $(HEADERS) $(DESTDIR)$(includedir)/lfpoll/
 	install -m 644 $(INTERNAL) $(DESTDIR)$(includedir)/lfpoll/internal/
-	install -m 644 $(B)/lfpoll.pc $(B)/lfpoll-verbs.pc $(DESTDIR)$(pkgconfigdir)/
-	install -m 755 $(VERBS_SO) $(DESTDIR)$(libdir)/
-	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/$(VERBS_SONAME)
-	ln -sf $(notdir $(VERBS_SO)) $(DESTDIR)$(libdir)/liblfpoll_verbs.so
-	install -m 644 $(VERBS_A) $(DESTDIR)$(libdir)/
+	install -m 644 $(B)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/
 	install -d $(DESTDIR)$(mandir)/man3
 	install -m 644 $(MANS) $(DESTDIR)$(mandir)/man3/
 	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
@@ -359,12 +325,10 @@ install: all
 		printf '.so man3/%s.3\n' "$$page" > '$(DESTDIR)$(mandir)/man3/'"$$name.3" || exit 1; \
 	done
 	@echo "installed $(words $(MANS)) man pages and their links in $(DESTDIR)$(mandir)/man3"
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then $(LDCONFIG); fi
 
-uninstall:
+uninstall: $(BINDING_UNINSTALL)
 	rm -rf $(DESTDIR)$(includedir)/lfpoll
-	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/lfpoll-verbs.pc
-	rm -f $(DESTDIR)$(libdir)/liblfpoll_verbs.*
+	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MANS)))
 	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
 		rm -f '$(DESTDIR)$(mandir)/man3/'"$$name.3"; done
