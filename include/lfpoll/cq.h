@@ -347,9 +347,10 @@ LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 }
 
 /*
- * Read one error completion; err_data rules as lfp_eq_readerr (a buffer too
- * small for the data: -LFP_ETOOSMALL, the entry stays).  Returns
- * sizeof(*buf) or -EAGAIN.  Honours LFP_PEEK.
+ * Read one error completion; err_data rules as lfp_eq_readerr (a caller
+ * buffer gets as much of the data as fits; the entry is consumed).
+ * Returns 1, the number of error completions read (fi_cq(3)), or -EAGAIN.
+ * Honours LFP_PEEK.
  */
 LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *buf,
                                   uint64_t flags)
@@ -363,12 +364,10 @@ LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *bu
 	e.err_data_size = buf->err_data_size;
 	r = lfp__errq_read(&cq->errq, &e, sizeof(e), &e.err_data,
 	                   &e.err_data_size, flags, NULL, NULL);
-	if (r == -LFP_ETOOSMALL)
-		buf->err_data_size = e.err_data_size; /* what it needs */
 	if (r < 0)
 		return r;
 	*buf = e;
-	return (ssize_t)sizeof(e);
+	return 1;
 }
 
 struct lfp__cq_wait {

@@ -421,13 +421,13 @@ LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
 
 /*
  * Read one error entry into *buf; returns sizeof(*buf) or -EAGAIN.  If
- * buf->err_data_size > 0 on input, the error data is copied to buf->err_data
- * and err_data_size is set to the bytes copied; when the buffer is too small
- * the call fails with -LFP_ETOOSMALL, the entry stays queued, and
- * err_data_size is set to the size needed.  With err_data_size 0, err_data
- * points at EQ-owned memory valid until the next readerr on this EQ.  After
- * an overrun (and once queued errors are read) every readerr returns an
- * entry with err = LFP_EOVERRUN, and keeps doing so.  Honours LFP_PEEK.
+ * buf->err_data_size > 0 on input, as much of the error data as fits is
+ * copied to buf->err_data and err_data_size is set to the bytes copied
+ * (fi_eq(3)); the entry is consumed even when its data was cut short.
+ * With err_data_size 0, err_data points at EQ-owned memory valid until the
+ * next readerr on this EQ.  After an overrun (and once queued errors are
+ * read) every readerr returns an entry with err = LFP_EOVERRUN, and keeps
+ * doing so.  Honours LFP_PEEK.
  */
 LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *buf,
                                   uint64_t flags)
@@ -441,8 +441,6 @@ LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *bu
 	e.err_data_size = buf->err_data_size;
 	r = lfp__errq_read(&eq->errq, &e, sizeof(e), &e.err_data, &e.err_data_size,
 	                   flags, lfp__eq_overrun_entry, eq);
-	if (r == -LFP_ETOOSMALL)
-		buf->err_data_size = e.err_data_size; /* what it needs */
 	if (r < 0)
 		return r;
 	*buf = e;
