@@ -632,19 +632,94 @@ LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
 	return ret;
 }
 
-LFP_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src, size_t len)
+/*
+ * One attempt at an enqueue on the default mode, for inline callers: 1 when
+ * it enqueued, 0 when it did nothing (another mode, a size check, a full
+ * ring or a lost CAS: the caller runs the whole enqueue out of line).
+ */
+LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
+                                           size_t len)
 {
-	if (!r || (!src && len))
-		return -EINVAL;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos;
+
+	if (LFP__UNLIKELY(len > r->slot_size))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		/* Wait-free: nothing to retry out of line but a full ring. */
+		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos)))
+			return 0;
+		memcpy(lfp__ring_data(&g, pos), src, len);
+		g.meta[pos & g.mask] = (uint32_t)len;
+		lfp__idx_commit_prod(r, pos, 1);
+		return 1;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_prod(r, &g, 1, &pos)))
+		return 0;
+	lfp__copy_racy_in(lfp__ring_data(&g, pos), src, len);
+	lfp__slot_publish(&g, pos, (uint32_t)len);
+	return 1;
+}
+
+/* One attempt at a dequeue, as lfp__ring_try_enqueue: the entry's length,
+ * or -1 when it did nothing. */
+LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
+                                               size_t cap)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	struct lfp__claim c;
+	size_t len;
+
+	if (g.mode == LFP__RING_INDEX) {
+		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL)))
+			return -1;
+		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
+		lfp__idx_commit_cons(r, c.first, 1);
+		return (ssize_t)len;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_cons(r, &g, 1, cap, &c, NULL, NULL)))
+		return -1;
+	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, dst, cap);
+}
+
+/* The whole enqueue and dequeue, every mode, out of line. */
+LFP_OUTLINE int lfp__ring_enqueue_out(struct lfp_ring *r, const void *src,
+                                      size_t len)
+{
 	return lfp__ring_enqueue(r, src, len);
 }
 
-/* The entry's length, -EAGAIN when empty, -LFP_ETOOSMALL (entry kept). */
-LFP_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst, size_t cap)
+LFP_OUTLINE ssize_t lfp__ring_dequeue_out(struct lfp_ring *r, void *dst,
+                                          size_t cap)
 {
-	if (!r || (!dst && cap))
-		return -EINVAL;
 	return lfp__ring_dequeue(r, dst, cap);
+}
+
+/* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written).
+ * Inline when len is a constant (the copy is then a few moves). */
+LFP_FORCE_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src,
+                                      size_t len)
+{
+	if (LFP__UNLIKELY(!r || (!src && len)))
+		return -EINVAL;
+	if (LFP__CONSTANT(len) && lfp__ring_try_enqueue(r, src, len))
+		return 0;
+	return lfp__ring_enqueue_out(r, src, len);
+}
+
+/* The entry's length, -EAGAIN when empty, -LFP_ETOOSMALL (entry kept). */
+LFP_FORCE_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst,
+                                          size_t cap)
+{
+	ssize_t n;
+
+	if (LFP__UNLIKELY(!r || (!dst && cap)))
+		return -EINVAL;
+	if (LFP__CONSTANT(cap) && (n = lfp__ring_try_dequeue(r, dst, cap)) >= 0)
+		return n;
+	return lfp__ring_dequeue_out(r, dst, cap);
 }
 
 /* ---------------------------------------------------------------- peek */
@@ -849,28 +924,119 @@ LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
 	return k;
 }
 
+/* One attempt at a burst on the default mode, for inline callers: the
+ * number moved, or 0 when it moved nothing (the caller runs the whole burst
+ * out of line, which tells full or empty from a lost race). */
+LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
+                                                    const void *src,
+                                                    size_t len_each, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos = 0;
+	size_t k, i;
+
+	if (LFP__UNLIKELY(len_each > r->slot_size || n == 0))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		k = lfp__idx_claim_prod(r, &g, n, &pos);
+		if (k) {
+			lfp__idx_put_run(&g, pos, s, len_each, k);
+			lfp__idx_commit_prod(r, pos, k);
+		}
+		return k;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
+		return 0;
+	k = lfp__slot_try_prod(r, &g, n, &pos);
+	for (i = 0; i < k; i++) {
+		lfp__copy_racy_in(lfp__ring_data(&g, pos + i),
+		                  len_each ? s + i * len_each : s, len_each);
+		lfp__slot_publish(&g, pos + i, (uint32_t)len_each);
+	}
+	return k;
+}
+
+LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
+                                                    void *dst, size_t len_each,
+                                                    size_t n)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	unsigned char *d = (unsigned char *)dst;
+	struct lfp__claim c;
+	size_t k, i;
+
+	if (LFP__UNLIKELY(n == 0))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		k = lfp__idx_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
+		if (k) {
+			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
+			lfp__idx_commit_cons(r, c.first, k);
+		}
+		return k;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
+		return 0;
+	k = lfp__slot_try_cons(r, &g, n, len_each, &c, NULL, NULL);
+	if (LFP__LIKELY(c.exact)) {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, (uint32_t)len_each,
+			               len_each ? d + i * len_each : d, len_each);
+	} else {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, lfp__slot_meta(&g, c.first + i),
+			               len_each ? d + i * len_each : d, len_each);
+	}
+	return k;
+}
+
+LFP_OUTLINE size_t lfp__ring_enqueue_burst_out(struct lfp_ring *r,
+                                               const void *src, size_t len_each,
+                                               size_t n)
+{
+	return lfp__ring_enqueue_burst(r, src, len_each, n);
+}
+
+LFP_OUTLINE size_t lfp__ring_dequeue_burst_out(struct lfp_ring *r, void *dst,
+                                               size_t len_each, size_t n)
+{
+	return lfp__ring_dequeue_burst(r, dst, len_each, n);
+}
+
 /*
  * Enqueue up to n entries of len_each bytes from src (contiguous).  Returns
  * how many were enqueued, from 0 (full, or len_each > slot size) to n.
  */
-LFP_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r, const void *src,
-                                         size_t len_each, size_t n)
+LFP_FORCE_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r,
+                                               const void *src,
+                                               size_t len_each, size_t n)
 {
-	if (!r || (!src && len_each))
+	size_t k;
+
+	if (LFP__UNLIKELY(!r || (!src && len_each)))
 		return 0;
-	return lfp__ring_enqueue_burst(r, src, len_each, n);
+	if (LFP__CONSTANT(len_each) &&
+	    (k = lfp__ring_try_enqueue_burst(r, src, len_each, n)) != 0)
+		return k;
+	return lfp__ring_enqueue_burst_out(r, src, len_each, n);
 }
 
 /*
  * Dequeue up to n entries into dst, each at a stride of len_each bytes.  An
  * entry longer than len_each ends the burst before it and stays queued.
  */
-LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
-                                         size_t len_each, size_t n)
+LFP_FORCE_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                               size_t len_each, size_t n)
 {
-	if (!r || (!dst && len_each))
+	size_t k;
+
+	if (LFP__UNLIKELY(!r || (!dst && len_each)))
 		return 0;
-	return lfp__ring_dequeue_burst(r, dst, len_each, n);
+	if (LFP__CONSTANT(len_each) &&
+	    (k = lfp__ring_try_dequeue_burst(r, dst, len_each, n)) != 0)
+		return k;
+	return lfp__ring_dequeue_burst_out(r, dst, len_each, n);
 }
 
 /*
@@ -879,28 +1045,59 @@ LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
  * lfp_ring_dequeue_ev(r, struct my_event *) (0 | -EAGAIN | -LFP_ETOOSMALL)
  * and the _burst forms, with the slot size known at compile time.  The fast
  * path does not check for NULL; enqueue returns -EMSGSIZE on a ring whose
- * slots are smaller than the type.
+ * slots are smaller than the type.  Each call is one inline attempt on the
+ * default mode and, for everything else, a function of the type's own out
+ * of line (so a single-producer or single-consumer ring's copies have a
+ * constant size too).
  */
 #define LFP_RING_PROTOTYPE(name, type)                                          \
-LFP__UNUSED LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,         \
-                                                   const type *v)              \
+LFP_OUTLINE int lfp__ring_enqueue_out_##name(struct lfp_ring *r, const type *v) \
 {                                                                               \
 	return lfp__ring_enqueue(r, v, sizeof(type));                           \
 }                                                                               \
-LFP__UNUSED LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)\
+LFP_OUTLINE ssize_t lfp__ring_dequeue_out_##name(struct lfp_ring *r, type *v)   \
 {                                                                               \
-	ssize_t n = lfp__ring_dequeue(r, v, sizeof(type));                      \
-	return n < 0 ? (int)n : 0;                                              \
+	return lfp__ring_dequeue(r, v, sizeof(type));                           \
 }                                                                               \
-LFP__UNUSED LFP_INLINE size_t lfp_ring_enqueue_burst_##name(struct lfp_ring *r,\
-                                                const type *v, size_t n)        \
+LFP_OUTLINE size_t lfp__ring_enqueue_burst_out_##name(struct lfp_ring *r,       \
+                                                      const type *v, size_t n)  \
 {                                                                               \
 	return lfp__ring_enqueue_burst(r, v, sizeof(type), n);                  \
 }                                                                               \
-LFP__UNUSED LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r,\
-                                                type *v, size_t n)              \
+LFP_OUTLINE size_t lfp__ring_dequeue_burst_out_##name(struct lfp_ring *r,       \
+                                                      type *v, size_t n)        \
 {                                                                               \
 	return lfp__ring_dequeue_burst(r, v, sizeof(type), n);                  \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,   \
+                                                         const type *v)        \
+{                                                                               \
+	if (LFP__LIKELY(lfp__ring_try_enqueue(r, v, sizeof(type))))             \
+		return 0;                                                       \
+	return lfp__ring_enqueue_out_##name(r, v);                              \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r,   \
+                                                         type *v)              \
+{                                                                               \
+	ssize_t n = lfp__ring_try_dequeue(r, v, sizeof(type));                  \
+                                                                                \
+	if (LFP__UNLIKELY(n < 0))                                               \
+		n = lfp__ring_dequeue_out_##name(r, v);                         \
+	return n < 0 ? (int)n : 0;                                              \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE size_t                                             \
+lfp_ring_enqueue_burst_##name(struct lfp_ring *r, const type *v, size_t n)      \
+{                                                                               \
+	size_t k = lfp__ring_try_enqueue_burst(r, v, sizeof(type), n);          \
+                                                                                \
+	return LFP__LIKELY(k) ? k : lfp__ring_enqueue_burst_out_##name(r, v, n);\
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE size_t                                             \
+lfp_ring_dequeue_burst_##name(struct lfp_ring *r, type *v, size_t n)            \
+{                                                                               \
+	size_t k = lfp__ring_try_dequeue_burst(r, v, sizeof(type), n);          \
+                                                                                \
+	return LFP__LIKELY(k) ? k : lfp__ring_dequeue_burst_out_##name(r, v, n);\
 }
 
 #ifdef __cplusplus
