@@ -647,11 +647,15 @@ LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
 		/* Wait-free: nothing to retry out of line but a full ring. */
-		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos)))
+		lfp__side_enter(r, 1);
+		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos))) {
+			lfp__side_leave(r, 1);
 			return 0;
+		}
 		memcpy(lfp__ring_data(&g, pos), src, len);
 		g.meta[pos & g.mask] = (uint32_t)len;
 		lfp__idx_commit_prod(r, pos, 1);
+		lfp__side_leave(r, 1);
 		return 1;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
@@ -672,10 +676,14 @@ LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
 	size_t len;
 
 	if (g.mode == LFP__RING_INDEX) {
-		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL)))
+		lfp__side_enter(r, 0);
+		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL))) {
+			lfp__side_leave(r, 0);
 			return -1;
+		}
 		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
 		lfp__idx_commit_cons(r, c.first, 1);
+		lfp__side_leave(r, 0);
 		return (ssize_t)len;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
@@ -939,11 +947,13 @@ LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(len_each > r->slot_size || n == 0))
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
+		lfp__side_enter(r, 1);
 		k = lfp__idx_claim_prod(r, &g, n, &pos);
 		if (k) {
 			lfp__idx_put_run(&g, pos, s, len_each, k);
 			lfp__idx_commit_prod(r, pos, k);
 		}
+		lfp__side_leave(r, 1);
 		return k;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
@@ -969,11 +979,13 @@ LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(n == 0))
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
+		lfp__side_enter(r, 0);
 		k = lfp__idx_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
 		if (k) {
 			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
 			lfp__idx_commit_cons(r, c.first, k);
 		}
+		lfp__side_leave(r, 0);
 		return k;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
