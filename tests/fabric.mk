@@ -56,3 +56,25 @@ fabtests-run:
 	fi; \
 	$(MAKE) --no-print-directory $(FABRIC_SO) $(FT_TESTS) && \
 	sh tests/fabric/run-fabtests '$(abspath $(dir $(FABRIC_SO)))' $(FT_TESTS)
+
+# The differential program (tests/fabric/fabdiff.c): libfabric's API only,
+# lfpoll's provider beside udp and tcp in one process. Every difference it
+# finds must be a divergence the porting guide lists (--doc).
+FABDIFF     := $(B)/tests/fabric/fabdiff
+FABDIFF_DOC := docs/porting-from-libfabric.md
+
+$(FABDIFF): tests/fabric/fabdiff.c $(FABRIC_HDR)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(FABRIC_DIR) $(FI_CFLAGS) $< -o $@ $(LDFLAGS) $(FI_LIBS)
+
+.PHONY: fabdiff-run
+fabdiff-run: $(FABRIC_SO) $(FABDIFF)
+	@env -u FI_PROVIDER FI_PROVIDER_PATH='$(abspath $(dir $(FABRIC_SO)))' \
+		$(FABDIFF) --doc $(FABDIFF_DOC) $(FABDIFF_ARGS)
+
+check-fabdiff: fabric-deps
+	@$(MAKE) --no-print-directory fabdiff-run FABDIFF_ARGS=--quick
+
+fabdiff: fabric-deps
+	@$(MAKE) --no-print-directory fabdiff-run FABDIFF_ARGS='--seconds $(FABDIFF_SECONDS)'
