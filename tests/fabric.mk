@@ -55,7 +55,15 @@ fabtests-run:
 		exit 0; \
 	fi; \
 	$(MAKE) --no-print-directory $(FABRIC_SO) $(FT_TESTS) && \
-	sh tests/fabric/run-fabtests '$(abspath $(dir $(FABRIC_SO)))' $(FT_TESTS)
+	sh tests/fabric/run-fabtests '$(abspath $(dir $(FABRIC_SO)))' $(FT_TESTS) && \
+	d=$$(mktemp -d) && \
+	$(MAKE) --no-print-directory install-fabric PREFIX=$$d >/dev/null && \
+	if sh tests/fabric/run-fabtests "$$d/lib/libfabric" $(FT_OUT)/eq_test >$$d/log 2>&1; then \
+		echo "check-fabtests: eq_test passes on the provider as make install places it"; \
+		rm -rf $$d; \
+	else \
+		cat $$d/log; echo "check-fabtests: FAILED on the installed provider"; rm -rf $$d; exit 1; \
+	fi
 
 # The differential program (tests/fabric/fabdiff.c): libfabric's API only,
 # lfpoll's provider beside udp and tcp in one process. Every difference it

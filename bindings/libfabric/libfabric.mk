@@ -62,7 +62,7 @@ install-fabric: $(FABRIC_SO)
 uninstall-fabric:
 	rm -f $(DESTDIR)$(fabric_provdir)/liblfpoll-fi.so
 	rm -f $(DESTDIR)$(includedir)/lfpoll/fi_lfpoll.h
-	-rmdir $(DESTDIR)$(fabric_provdir) 2>/dev/null
+	rmdir $(DESTDIR)$(fabric_provdir) 2>/dev/null || true
 
 BINDING_ALL       += $(FABRIC_SO)
 BINDING_COMPILE   += $(FABRIC_SO) $(B)/compile/fi_lfpoll.c.o $(B)/compile/fi_lfpoll.cxx.o
