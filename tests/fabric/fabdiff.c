@@ -1301,7 +1301,7 @@ static int sequence(struct pair *p, uint64_t seed, int steps, struct tally *t)
 		t->ops++;
 		op_text(&o, text, sizeof(text));
 		if (verbose)
-			printf("  %s: lfpoll %ld%s | %s %ld%s\n", text, ra.ret, ra.desc,
+			printf("  %s: lfpoll %ld: %s | %s %ld: %s\n", text, ra.ret, ra.desc,
 			       p->b->prov, rb.ret, rb.desc);
 		if (same(&ra, &rb))
 			continue;
@@ -1314,7 +1314,7 @@ static int sequence(struct pair *p, uint64_t seed, int steps, struct tally *t)
 			;
 		if (k == (int)NDIV) {
 			printf("fabdiff: UNLISTED difference, lfpoll vs %s, seed %" PRIu64
-			       " step %d: %s\n    lfpoll: %ld%s%s\n    %-6s: %ld%s%s\n",
+			       " step %d: %s\n    lfpoll: %ld: %s%s\n    %-6s: %ld: %s%s\n",
 			       p->b->prov, seed, step, text, ra.ret, ra.desc, ra.src,
 			       p->b->prov, rb.ret, rb.desc, rb.src);
 			t->unlisted++;
