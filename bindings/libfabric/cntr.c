@@ -6,15 +6,6 @@
  */
 #include "prov.h"
 
-static struct fi_ops pcntr_fi_ops;
-
-struct pcntr *pcntr_of(const struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_CNTR || fid->ops != &pcntr_fi_ops)
-		return NULL;
-	return container_of(fid, struct pcntr, cntr.fid);
-}
-
 static struct lfp_cntr *lfp_of(struct fid_cntr *fid)
 {
 	return container_of(fid, struct pcntr, cntr)->lfp;
@@ -56,49 +47,26 @@ static int pcntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 }
 
 /* The producer extension. */
+static struct lfp_cntr *mine(struct fid_cntr *fid)
+{
+	struct pobj *o = fid ? prov_obj_of(&fid->fid, FI_CLASS_CNTR) : NULL;
+
+	return o ? container_of(o, struct pcntr, o)->lfp : NULL;
+}
+
 int pcntr_inc(struct fid_cntr *fid, uint64_t value)
 {
-	struct pcntr *c = fid ? pcntr_of(&fid->fid) : NULL;
+	struct lfp_cntr *c = mine(fid);
 
-	return c ? lfp_cntr_inc(c->lfp, value) : -FI_EINVAL;
+	return c ? lfp_cntr_inc(c, value) : -FI_EINVAL;
 }
 
 int pcntr_incerr(struct fid_cntr *fid, uint64_t value)
 {
-	struct pcntr *c = fid ? pcntr_of(&fid->fid) : NULL;
+	struct lfp_cntr *c = mine(fid);
 
-	return c ? lfp_cntr_incerr(c->lfp, value) : -FI_EINVAL;
+	return c ? lfp_cntr_incerr(c, value) : -FI_EINVAL;
 }
-
-static int pcntr_control(struct fid *fid, int command, void *arg)
-{
-	struct pcntr *c = container_of(fid, struct pcntr, cntr.fid);
-
-	return prov_wait_control(&c->lfp->fid, c->pollfd, command, arg);
-}
-
-static int pcntr_close(struct fid *fid)
-{
-	struct pcntr *c = container_of(fid, struct pcntr, cntr.fid);
-	int ret;
-
-	ret = lfp_cntr_close(c->lfp);
-	if (ret)
-		return ret;
-	prov_ref(&c->domain->refs, -1);
-	free(c);
-	return 0;
-}
-
-static struct fi_ops pcntr_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = pcntr_close,
-	.bind = prov_no_bind,
-	.control = pcntr_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
 
 static struct fi_ops_cntr pcntr_ops = {
 	.size = sizeof(struct fi_ops_cntr),
@@ -117,22 +85,18 @@ int pcntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 {
 	struct pdomain *d = container_of(domain, struct pdomain, dom);
 	struct lfp_cntr_attr a;
-	struct pwaitobj w;
 	struct pcntr *c;
-	int ret;
+	int ret, pollfd;
 
 	if (!cp)
 		return -FI_EINVAL;
 	*cp = NULL;
 	memset(&a, 0, sizeof(a));
-	memset(&w, 0, sizeof(w));
+	ret = PROV_WAITOBJ(attr, &a.wait_obj, &a.wait_set, &pollfd);
+	if (ret)
+		return ret;
 	if (attr) {
-		ret = prov_waitobj(attr->wait_obj, attr->wait_set, &w);
-		if (ret)
-			return ret;
 		a.events = (enum lfp_cntr_events)attr->events;
-		a.wait_obj = w.obj;
-		a.wait_set = w.set;
 		a.flags = attr->flags;
 	}
 	c = calloc(1, sizeof(*c));
@@ -143,13 +107,10 @@ int pcntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		free(c);
 		return ret;
 	}
-	c->cntr.fid.fclass = FI_CLASS_CNTR;
-	c->cntr.fid.context = context;
-	c->cntr.fid.ops = &pcntr_fi_ops;
+	prov_obj_init(&c->o, &c->cntr.fid, FI_CLASS_CNTR, context, &c->lfp->fid,
+	              &d->o.refs);
+	c->o.pollfd = pollfd;
 	c->cntr.ops = &pcntr_ops;
-	c->domain = d;
-	c->pollfd = w.pollfd;
-	prov_ref(&d->refs, 1);
 	*cp = &c->cntr;
 	return 0;
 }

@@ -10,13 +10,11 @@
  */
 #include "prov.h"
 
-static struct fi_ops pcq_fi_ops;
-
-struct pcq *pcq_of(const struct fid *fid)
+static struct pcq *pcq_of(struct fid_cq *fid)
 {
-	if (!fid || fid->fclass != FI_CLASS_CQ || fid->ops != &pcq_fi_ops)
-		return NULL;
-	return container_of(fid, struct pcq, cq.fid);
+	struct pobj *o = fid ? prov_obj_of(&fid->fid, FI_CLASS_CQ) : NULL;
+
+	return o ? container_of(o, struct pcq, o) : NULL;
 }
 
 static int pcq_format(enum fi_cq_format f, enum lfp_cq_format *out)
@@ -98,7 +96,7 @@ static const char *pcq_strerror(struct fid_cq *fid, int prov_errno,
 ssize_t pcq_write(struct fid_cq *fid, const void *entries,
                   const fi_addr_t *src_addr, size_t count)
 {
-	struct pcq *cq = fid ? pcq_of(&fid->fid) : NULL;
+	struct pcq *cq = pcq_of(fid);
 
 	if (!cq)
 		return -FI_EINVAL;
@@ -107,7 +105,7 @@ ssize_t pcq_write(struct fid_cq *fid, const void *entries,
 
 ssize_t pcq_writeerr(struct fid_cq *fid, const struct fi_cq_err_entry *err)
 {
-	struct pcq *cq = fid ? pcq_of(&fid->fid) : NULL;
+	struct pcq *cq = pcq_of(fid);
 	struct lfp_cq_err_entry e;
 	ssize_t ret;
 
@@ -117,36 +115,6 @@ ssize_t pcq_writeerr(struct fid_cq *fid, const struct fi_cq_err_entry *err)
 	ret = lfp_cq_writeerr(cq->lfp, &e);
 	return ret < 0 ? ret : 1;
 }
-
-static int pcq_control(struct fid *fid, int command, void *arg)
-{
-	struct pcq *cq = container_of(fid, struct pcq, cq.fid);
-
-	return prov_wait_control(&cq->lfp->fid, cq->pollfd, command, arg);
-}
-
-static int pcq_close(struct fid *fid)
-{
-	struct pcq *cq = container_of(fid, struct pcq, cq.fid);
-	int ret;
-
-	ret = lfp_cq_close(cq->lfp);
-	if (ret)
-		return ret;
-	prov_ref(&cq->domain->refs, -1);
-	free(cq);
-	return 0;
-}
-
-static struct fi_ops pcq_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = pcq_close,
-	.bind = prov_no_bind,
-	.control = pcq_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
 
 static struct fi_ops_cq pcq_ops = {
 	.size = sizeof(struct fi_ops_cq),
@@ -165,27 +133,23 @@ int pcq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 {
 	struct pdomain *d = container_of(domain, struct pdomain, dom);
 	struct lfp_cq_attr a;
-	struct pwaitobj w;
 	struct pcq *cq;
-	int ret;
+	int ret, pollfd;
 
 	if (!cqp)
 		return -FI_EINVAL;
 	*cqp = NULL;
 	memset(&a, 0, sizeof(a));
-	memset(&w, 0, sizeof(w));
-	if (attr) {
+	ret = PROV_WAITOBJ(attr, &a.wait_obj, &a.wait_set, &pollfd);
+	if (!ret && attr)
 		ret = pcq_format(attr->format, &a.format);
-		if (!ret)
-			ret = prov_waitobj(attr->wait_obj, attr->wait_set, &w);
-		if (ret)
-			return ret;
+	if (ret)
+		return ret;
+	if (attr) {
 		a.size = attr->size;
 		a.flags = attr->flags; /* FI_AFFINITY: lfpoll's value */
-		a.wait_obj = w.obj;
 		a.signaling_vector = attr->signaling_vector;
 		a.wait_cond = (enum lfp_cq_wait_cond)attr->wait_cond;
-		a.wait_set = w.set;
 	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
@@ -195,13 +159,11 @@ int pcq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		free(cq);
 		return ret;
 	}
-	cq->cq.fid.fclass = FI_CLASS_CQ;
-	cq->cq.fid.context = context;
-	cq->cq.fid.ops = &pcq_fi_ops;
+	prov_obj_init(&cq->o, &cq->cq.fid, FI_CLASS_CQ, context, &cq->lfp->fid,
+	              &d->o.refs);
+	cq->o.pollfd = pollfd;
 	cq->cq.ops = &pcq_ops;
 	cq->domain = d;
-	cq->pollfd = w.pollfd;
-	prov_ref(&d->refs, 1);
 	*cqp = &cq->cq;
 	return 0;
 }

@@ -13,15 +13,6 @@
  */
 #include "prov.h"
 
-static struct fi_ops peq_fi_ops;
-
-struct peq *peq_of(const struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_EQ || fid->ops != &peq_fi_ops)
-		return NULL;
-	return container_of(fid, struct peq, eq.fid);
-}
-
 /*
  * lfp_eq_read or lfp_eq_sread.  A read with no buffer reads into a
  * scratch buffer the size of the EQ's largest payload and returns 0.
@@ -101,13 +92,13 @@ static ssize_t peq_write(struct fid_eq *fid, uint32_t event, const void *buf,
 /* The producer extension's error write. */
 ssize_t peq_write_err(struct fid_eq *fid, const struct fi_eq_err_entry *err)
 {
-	struct peq *eq = fid ? peq_of(&fid->fid) : NULL;
+	struct pobj *o = fid ? prov_obj_of(&fid->fid, FI_CLASS_EQ) : NULL;
 	struct lfp_eq_err_entry e;
 
-	if (!eq || !err)
+	if (!o || !err)
 		return -FI_EINVAL;
 	memcpy(&e, err, sizeof(e));
-	return lfp_eq_write_err(eq->lfp, &e);
+	return lfp_eq_write_err(container_of(o, struct peq, o)->lfp, &e);
 }
 
 static const char *peq_strerror(struct fid_eq *fid, int prov_errno,
@@ -117,36 +108,6 @@ static const char *peq_strerror(struct fid_eq *fid, int prov_errno,
 
 	return lfp_eq_strerror(eq->lfp, prov_errno, err_data, buf, len);
 }
-
-static int peq_control(struct fid *fid, int command, void *arg)
-{
-	struct peq *eq = container_of(fid, struct peq, eq.fid);
-
-	return prov_wait_control(&eq->lfp->fid, eq->pollfd, command, arg);
-}
-
-static int peq_close(struct fid *fid)
-{
-	struct peq *eq = container_of(fid, struct peq, eq.fid);
-	int ret;
-
-	ret = lfp_eq_close(eq->lfp);
-	if (ret)
-		return ret;
-	prov_ref(&eq->fabric->refs, -1);
-	free(eq);
-	return 0;
-}
-
-static struct fi_ops peq_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = peq_close,
-	.bind = prov_no_bind,
-	.control = peq_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
 
 static struct fi_ops_eq peq_ops = {
 	.size = sizeof(struct fi_ops_eq),
@@ -164,24 +125,20 @@ int peq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 {
 	struct pfabric *f = container_of(fabric, struct pfabric, fab);
 	struct lfp_eq_attr a;
-	struct pwaitobj w;
 	struct peq *eq;
-	int ret;
+	int ret, pollfd;
 
 	if (!eqp)
 		return -FI_EINVAL;
 	*eqp = NULL;
 	memset(&a, 0, sizeof(a));
-	memset(&w, 0, sizeof(w));
+	ret = PROV_WAITOBJ(attr, &a.wait_obj, &a.wait_set, &pollfd);
+	if (ret)
+		return ret;
 	if (attr) {
-		ret = prov_waitobj(attr->wait_obj, attr->wait_set, &w);
-		if (ret)
-			return ret;
 		a.size = attr->size;
 		a.flags = attr->flags; /* FI_WRITE and FI_AFFINITY: lfpoll's values */
-		a.wait_obj = w.obj;
 		a.signaling_vector = attr->signaling_vector;
-		a.wait_set = w.set;
 	}
 	a.entry_size = prov_eq_entry_size;
 	eq = calloc(1, sizeof(*eq));
@@ -192,14 +149,12 @@ int peq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		free(eq);
 		return ret;
 	}
-	eq->eq.fid.fclass = FI_CLASS_EQ;
-	eq->eq.fid.context = context;
-	eq->eq.fid.ops = &peq_fi_ops;
+	prov_obj_init(&eq->o, &eq->eq.fid, FI_CLASS_EQ, context, &eq->lfp->fid,
+	              &f->o.refs);
+	eq->o.pollfd = pollfd;
 	eq->eq.ops = &peq_ops;
 	eq->fabric = f;
 	eq->entry_size = a.entry_size;
-	eq->pollfd = w.pollfd;
-	prov_ref(&f->refs, 1);
 	*eqp = &eq->eq;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * The lfpoll provider: its entry point, fi_getinfo, the fabric and the
- * domain, fi_trywait, and what every object shares (the wait-object
- * mapping, the fid lookup, the producer extension).
+ * domain, fi_trywait, and what every object shares (close, fi_control and
+ * the fi_ops table, the wait-object mapping, the fid lookup, the producer
+ * extension).
  */
 #include "prov.h"
 
@@ -60,138 +61,112 @@ static void pcleanup(void)
  * parent's close must not run concurrently with its children's opens
  * (fi_domain(3), fi_fabric(3)).
  */
-void prov_ref(unsigned *refs, int delta)
+static void prov_ref(unsigned *refs, int delta)
 {
 	ck_pr_faa_uint(refs, (unsigned)delta);
 }
 
-unsigned prov_refs(const unsigned *refs)
+static unsigned prov_refs(const unsigned *refs)
 {
 	return ck_pr_load_uint(refs); /* relaxed: as prov_ref */
 }
 
-uint32_t prov_api_version(const struct pfabric *f)
+/* Every object begins with its struct pobj, right before its fid. */
+#define FID_AFTER_OBJ(type, field) \
+	_Static_assert(offsetof(struct type, field) == sizeof(struct pobj), \
+	               #type "." #field " must follow its struct pobj")
+FID_AFTER_OBJ(pfabric, fab);
+FID_AFTER_OBJ(pdomain, dom);
+FID_AFTER_OBJ(peq, eq);
+FID_AFTER_OBJ(pcq, cq);
+FID_AFTER_OBJ(pcntr, cntr);
+FID_AFTER_OBJ(pwait, ws);
+FID_AFTER_OBJ(ppoll, ps);
+
+static struct pobj *obj(struct fid *fid)
 {
-	return f->fab.api_version;
+	return (struct pobj *)(void *)((char *)fid - sizeof(struct pobj));
 }
 
-int prov_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+/* An lfpoll object's close decides (-FI_EBUSY while in a poll set, a set
+ * with members...); a fabric or domain is busy while objects are open on
+ * it.  The wrapper goes with it. */
+static int prov_close(struct fid *fid)
+{
+	struct pobj *o = obj(fid);
+	int ret;
+
+	if (prov_refs(&o->refs))
+		return -FI_EBUSY;
+	if (o->lf) {
+		ret = lfp_close(o->lf);
+		if (ret)
+			return ret;
+	}
+	if (o->parent_refs)
+		prov_ref(o->parent_refs, -1);
+	free(o);
+	return 0;
+}
+
+/*
+ * FI_GETWAIT and FI_GETWAITOBJ: lfpoll's, whose enum values and structs are
+ * libfabric's (layout.c).  A POLLFD queue reports its FD as a one-entry
+ * array whose change_index never moves: the descriptor is the queue's for
+ * its whole life.
+ */
+static int prov_control(struct fid *fid, int command, void *arg)
+{
+	struct fi_wait_pollfd *pfd = (struct fi_wait_pollfd *)arg;
+	struct pobj *o = obj(fid);
+	enum lfp_wait_obj wo;
+	int fd, ret;
+
+	if (!o->lf || (command != FI_GETWAIT && command != FI_GETWAITOBJ))
+		return -FI_ENOSYS;
+	if (!arg)
+		return -FI_EINVAL;
+	if (command == FI_GETWAITOBJ) {
+		ret = lfp_control(o->lf, LFP_GETWAITOBJ, &wo);
+		if (ret == 0)
+			*(enum fi_wait_obj *)arg = o->pollfd ? FI_WAIT_POLLFD
+			                                     : (enum fi_wait_obj)wo;
+		return ret;
+	}
+	if (!o->pollfd)
+		return lfp_control(o->lf, LFP_GETWAIT, arg);
+	ret = lfp_control(o->lf, LFP_GETWAIT, &fd);
+	if (ret)
+		return ret;
+	pfd->change_index = 1;
+	if (pfd->nfds < 1 || !pfd->fd) {
+		pfd->nfds = 1;
+		return -FI_ETOOSMALL;
+	}
+	pfd->nfds = 1;
+	pfd->fd[0].fd = fd;
+	pfd->fd[0].events = POLLIN;
+	pfd->fd[0].revents = 0;
+	return 0;
+}
+
+static int prov_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
 	(void)fid; (void)bfid; (void)flags;
 	return -FI_ENOSYS;
 }
 
-int prov_no_control(struct fid *fid, int command, void *arg)
-{
-	(void)fid; (void)command; (void)arg;
-	return -FI_ENOSYS;
-}
-
-int prov_no_tostr(const struct fid *fid, char *buf, size_t len)
+static int prov_no_tostr(const struct fid *fid, char *buf, size_t len)
 {
 	(void)fid; (void)buf; (void)len;
 	return -FI_ENOSYS;
 }
 
-int prov_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
-                    void *ops, void *context)
+static int prov_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
+                           void *ops, void *context)
 {
 	(void)fid; (void)name; (void)flags; (void)ops; (void)context;
 	return -FI_ENOSYS;
-}
-
-/*
- * libfabric's wait object and set for a queue, as lfpoll takes them.  The
- * enum values are the same (layout.c); POLLFD becomes FD with pollfd set.
- */
-int prov_waitobj(enum fi_wait_obj obj, struct fid_wait *set, struct pwaitobj *w)
-{
-	struct pwait *ws = NULL;
-
-	w->pollfd = 0;
-	w->set = NULL;
-	if (obj == FI_WAIT_SET) {
-		ws = set ? pwait_of(&set->fid) : NULL;
-		if (!ws)
-			return -FI_EINVAL;
-		w->set = ws->lfp;
-	}
-	if (obj == FI_WAIT_POLLFD) {
-		obj = FI_WAIT_FD;
-		w->pollfd = 1;
-	}
-	w->obj = (enum lfp_wait_obj)obj;
-	return 0;
-}
-
-/*
- * FI_GETWAIT and FI_GETWAITOBJ on a queue.  A POLLFD queue reports its FD
- * as a one-entry array whose change_index never moves: the descriptor is
- * the queue's for its whole life.
- */
-int prov_wait_control(struct lfp_fid *lf, int pollfd, int command, void *arg)
-{
-	struct fi_wait_pollfd *pfd = (struct fi_wait_pollfd *)arg;
-	enum lfp_wait_obj obj;
-	int fd, ret;
-
-	if (!arg)
-		return -FI_EINVAL;
-	switch (command) {
-	case FI_GETWAITOBJ:
-		ret = lfp_control(lf, LFP_GETWAITOBJ, &obj);
-		if (ret == 0)
-			*(enum fi_wait_obj *)arg = pollfd ? FI_WAIT_POLLFD
-			                                  : (enum fi_wait_obj)obj;
-		return ret;
-	case FI_GETWAIT:
-		if (!pollfd)
-			return lfp_control(lf, LFP_GETWAIT, arg);
-		ret = lfp_control(lf, LFP_GETWAIT, &fd);
-		if (ret)
-			return ret;
-		pfd->change_index = 1;
-		if (pfd->nfds < 1 || !pfd->fd) {
-			pfd->nfds = 1;
-			return -FI_ETOOSMALL;
-		}
-		pfd->nfds = 1;
-		pfd->fd[0].fd = fd;
-		pfd->fd[0].events = POLLIN;
-		pfd->fd[0].revents = 0;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
-}
-
-/* The lfpoll object behind one of the provider's EQs, CQs, counters or
- * wait sets; NULL for anything else (another provider's fid included). */
-struct lfp_fid *prov_lfp_fid(const struct fid *fid)
-{
-	struct peq *eq;
-	struct pcq *cq;
-	struct pcntr *c;
-	struct pwait *ws;
-
-	if (!fid)
-		return NULL;
-	switch (fid->fclass) {
-	case FI_CLASS_EQ:
-		eq = peq_of(fid);
-		return eq ? &eq->lfp->fid : NULL;
-	case FI_CLASS_CQ:
-		cq = pcq_of(fid);
-		return cq ? &cq->lfp->fid : NULL;
-	case FI_CLASS_CNTR:
-		c = pcntr_of(fid);
-		return c ? &c->lfp->fid : NULL;
-	case FI_CLASS_WAIT:
-		ws = pwait_of(fid);
-		return ws ? &ws->lfp->fid : NULL;
-	default:
-		return NULL;
-	}
 }
 
 static struct lfp_fi_producer_ops producer_ops = {
@@ -204,8 +179,8 @@ static struct lfp_fi_producer_ops producer_ops = {
 };
 
 /* fi_open_ops on any of the provider's objects: the producer extension. */
-int prov_ops_open(struct fid *fid, const char *name, uint64_t flags,
-                  void **ops, void *context)
+static int prov_ops_open(struct fid *fid, const char *name, uint64_t flags,
+                         void **ops, void *context)
 {
 	(void)fid; (void)context;
 	if (!name || !ops || flags)
@@ -214,6 +189,85 @@ int prov_ops_open(struct fid *fid, const char *name, uint64_t flags,
 		return -FI_ENOSYS;
 	*ops = &producer_ops;
 	return 0;
+}
+
+/* The one table of every object the provider hands out. */
+static struct fi_ops prov_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = prov_close,
+	.bind = prov_no_bind,
+	.control = prov_control,
+	.ops_open = prov_ops_open,
+	.tostr = prov_no_tostr,
+	.ops_set = prov_no_ops_set,
+};
+
+/* The object of class fclass behind fid, when it is one of the provider's
+ * (never another provider's: the ops table tells). */
+struct pobj *prov_obj_of(const struct fid *fid, size_t fclass)
+{
+	if (!fid || fid->fclass != fclass || fid->ops != &prov_fi_ops)
+		return NULL;
+	return obj((struct fid *)(uintptr_t)fid);
+}
+
+/* A new object's fid and header; counted on its parent (parent_refs). */
+void prov_obj_init(struct pobj *o, struct fid *fid, size_t fclass,
+                   void *context, struct lfp_fid *lf, unsigned *parent_refs)
+{
+	fid->fclass = fclass;
+	fid->context = context;
+	fid->ops = &prov_fi_ops;
+	o->lf = lf;
+	o->parent_refs = parent_refs;
+	if (parent_refs)
+		prov_ref(parent_refs, 1);
+}
+
+uint32_t prov_api_version(const struct pfabric *f)
+{
+	return f->fab.api_version;
+}
+
+/*
+ * libfabric's wait object and set for a queue, as lfpoll takes them.  The
+ * enum values are the same (layout.c).  FI_WAIT_POLLFD on an EQ, CQ or
+ * counter becomes lfpoll's FD (lfpoll takes POLLFD for wait sets only),
+ * reported as a one-entry pollfd array (*pollfd set: prov_control).  The
+ * set counts with FI_WAIT_SET only, as libfabric's utility code reads it.
+ */
+int prov_waitobj(enum fi_wait_obj wo, struct fid_wait *set,
+                 enum lfp_wait_obj *obj, struct lfp_wait **lset, int *pollfd)
+{
+	struct pobj *o;
+
+	*pollfd = 0;
+	*lset = NULL;
+	if (wo == FI_WAIT_SET) {
+		o = set ? prov_obj_of(&set->fid, FI_CLASS_WAIT) : NULL;
+		if (!o)
+			return -FI_EINVAL;
+		*lset = container_of(o, struct pwait, o)->lfp;
+	}
+	if (wo == FI_WAIT_POLLFD) {
+		wo = FI_WAIT_FD;
+		*pollfd = 1;
+	}
+	*obj = (enum lfp_wait_obj)wo;
+	return 0;
+}
+
+/* The lfpoll object behind one of the provider's EQs, CQs, counters or
+ * wait sets; NULL for anything else (another provider's fid included). */
+struct lfp_fid *prov_lfp_fid(const struct fid *fid)
+{
+	struct pobj *o;
+
+	if (!fid || (fid->fclass != FI_CLASS_EQ && fid->fclass != FI_CLASS_CQ &&
+	             fid->fclass != FI_CLASS_CNTR && fid->fclass != FI_CLASS_WAIT))
+		return NULL;
+	o = prov_obj_of(fid, fid->fclass);
+	return o ? o->lf : NULL;
 }
 
 /* ---------------------------------------------------------------- getinfo */
@@ -290,17 +344,6 @@ static int pgetinfo(uint32_t version, const char *node, const char *service,
 
 /* ---------------------------------------------------------------- domain */
 
-static int pdomain_close(struct fid *fid)
-{
-	struct pdomain *d = container_of(fid, struct pdomain, dom.fid);
-
-	if (prov_refs(&d->refs))
-		return -FI_EBUSY;
-	prov_ref(&d->fabric->refs, -1);
-	free(d);
-	return 0;
-}
-
 static int no_av_open(struct fid_domain *d, struct fi_av_attr *attr,
                       struct fid_av **av, void *context)
 {
@@ -376,16 +419,6 @@ static int no_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	return -FI_ENOSYS;
 }
 
-static struct fi_ops pdomain_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = pdomain_close,
-	.bind = prov_no_bind,
-	.control = prov_no_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
-
 static struct fi_ops_domain pdomain_ops = {
 	.size = sizeof(struct fi_ops_domain),
 	.av_open = no_av_open,
@@ -424,13 +457,11 @@ static int pdomain_open2(struct fid_fabric *fabric, struct fi_info *info,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;
-	d->dom.fid.fclass = FI_CLASS_DOMAIN;
-	d->dom.fid.context = context;
-	d->dom.fid.ops = &pdomain_fi_ops;
+	prov_obj_init(&d->o, &d->dom.fid, FI_CLASS_DOMAIN, context, NULL,
+	              &f->o.refs);
 	d->dom.ops = &pdomain_ops;
 	d->dom.mr = &pdomain_mr_ops;
 	d->fabric = f;
-	prov_ref(&f->refs, 1);
 	*dom = &d->dom;
 	return 0;
 }
@@ -484,26 +515,6 @@ static int ptrywait(struct fid_fabric *fabric, struct fid **fids, int count)
 	return ret;
 }
 
-static int pfabric_close(struct fid *fid)
-{
-	struct pfabric *f = container_of(fid, struct pfabric, fab.fid);
-
-	if (prov_refs(&f->refs))
-		return -FI_EBUSY;
-	free(f);
-	return 0;
-}
-
-static struct fi_ops pfabric_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = pfabric_close,
-	.bind = prov_no_bind,
-	.control = prov_no_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
-
 static struct fi_ops_fabric pfabric_ops = {
 	.size = sizeof(struct fi_ops_fabric),
 	.domain = pdomain_open,
@@ -527,9 +538,7 @@ static int pfabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -FI_ENOMEM;
-	f->fab.fid.fclass = FI_CLASS_FABRIC;
-	f->fab.fid.context = context;
-	f->fab.fid.ops = &pfabric_fi_ops;
+	prov_obj_init(&f->o, &f->fab.fid, FI_CLASS_FABRIC, context, NULL, NULL);
 	f->fab.ops = &pfabric_ops;
 	f->fab.api_version = attr && attr->api_version ? attr->api_version
 	                                               : prov_provider.fi_version;

@@ -1,11 +1,12 @@
 /*
  * The lfpoll libfabric provider's own declarations, shared by its files.
  *
- * Each libfabric object the provider hands out is the libfabric fid
- * (struct fid_eq, fid_cq, ...) followed by the lfpoll object it wraps, so a
- * call on the fid is one call on the lfpoll object.  Objects are recognised
- * by their fi_ops table: a fid whose ops are not the provider's is never
- * cast.  Only the public lfpoll API is used (<lfpoll/lfpoll.h>).
+ * Each libfabric object the provider hands out is a struct pobj, the
+ * libfabric fid (struct fid_eq, fid_cq, ...) and the lfpoll object it
+ * wraps, so a call on the fid is one call on the lfpoll object.  Objects
+ * are recognised by their fi_ops table, which they all share: a fid whose
+ * ops are not the provider's is never cast.  Only the public lfpoll API is
+ * used (<lfpoll/lfpoll.h>).
  */
 #ifndef LFPOLL_FI_PROV_H
 #define LFPOLL_FI_PROV_H
@@ -23,89 +24,85 @@
 
 #define PROV_NAME "lfpoll"
 
+/*
+ * What every object the provider hands out begins with, before its
+ * libfabric fid: one close, one fi_control and one fi_ops table serve them
+ * all (fabric.c).
+ */
+struct pobj {
+	struct lfp_fid *lf;           /* the lfpoll object; NULL: fabric, domain */
+	unsigned *parent_refs;        /* the fabric's or domain's count, or NULL */
+	unsigned refs;                /* fabric, domain: objects open on them */
+	int pollfd;                   /* a queue opened with FI_WAIT_POLLFD */
+};
+
 struct pfabric {
+	struct pobj o;
 	struct fid_fabric fab;
-	unsigned refs;                /* domains, EQs and wait sets on it */
 };
 
 struct pdomain {
+	struct pobj o;
 	struct fid_domain dom;
 	struct pfabric *fabric;
-	unsigned refs;                /* CQs, counters and poll sets on it */
-};
-
-/*
- * A queue's wait object as libfabric asked for it.  FI_WAIT_POLLFD on an
- * EQ, CQ or counter is lfpoll's FD object reported as a one-entry pollfd
- * array (lfpoll takes POLLFD for wait sets only).
- */
-struct pwaitobj {
-	enum lfp_wait_obj obj;
-	struct lfp_wait *set;
-	int pollfd;
 };
 
 struct peq {
+	struct pobj o;
 	struct fid_eq eq;
 	struct pfabric *fabric;
 	struct lfp_eq *lfp;
 	size_t entry_size;
-	int pollfd;
 };
 
 struct pcq {
+	struct pobj o;
 	struct fid_cq cq;
 	struct pdomain *domain;
 	struct lfp_cq *lfp;
-	int pollfd;
 };
 
 struct pcntr {
+	struct pobj o;
 	struct fid_cntr cntr;
-	struct pdomain *domain;
 	struct lfp_cntr *lfp;
-	int pollfd;
 };
 
 struct pwait {
+	struct pobj o;
 	struct fid_wait ws;
-	struct pfabric *fabric;
 	struct lfp_wait *lfp;
 };
 
 struct ppoll {
+	struct pobj o;
 	struct fid_poll ps;
-	struct pdomain *domain;
 	struct lfp_poll *lfp;
 };
 
 /* fabric.c */
 extern struct fi_provider prov_provider;
 extern size_t prov_eq_entry_size;
+struct pobj *prov_obj_of(const struct fid *fid, size_t fclass);
+void prov_obj_init(struct pobj *o, struct fid *fid, size_t fclass,
+                   void *context, struct lfp_fid *lf, unsigned *parent_refs);
 uint32_t prov_api_version(const struct pfabric *f);
-void prov_ref(unsigned *refs, int delta);
-unsigned prov_refs(const unsigned *refs);
 struct lfp_fid *prov_lfp_fid(const struct fid *fid);
-int prov_ops_open(struct fid *fid, const char *name, uint64_t flags,
-                  void **ops, void *context);
-int prov_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
-int prov_no_control(struct fid *fid, int command, void *arg);
-int prov_no_tostr(const struct fid *fid, char *buf, size_t len);
-int prov_no_ops_set(struct fid *fid, const char *name, uint64_t flags,
-                    void *ops, void *context);
-int prov_waitobj(enum fi_wait_obj obj, struct fid_wait *set, struct pwaitobj *w);
-int prov_wait_control(struct lfp_fid *lf, int pollfd, int command, void *arg);
+int prov_waitobj(enum fi_wait_obj wo, struct fid_wait *set,
+                 enum lfp_wait_obj *obj, struct lfp_wait **lset, int *pollfd);
+/* prov_waitobj for an open's attr (NULL: no wait object). */
+#define PROV_WAITOBJ(attr, obj, lset, pollfd)                             \
+	prov_waitobj((attr) ? (attr)->wait_obj : FI_WAIT_NONE,            \
+	             (attr) ? (attr)->wait_set : NULL, (obj), (lset), (pollfd))
 
 /* eq.c */
 int peq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
              struct fid_eq **eq, void *context);
-struct peq *peq_of(const struct fid *fid);
 ssize_t peq_write_err(struct fid_eq *eq, const struct fi_eq_err_entry *err);
 
 /* cq.c */
 int pcq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
              struct fid_cq **cq, void *context);
-struct pcq *pcq_of(const struct fid *fid);
 ssize_t pcq_write(struct fid_cq *cq, const void *entries,
                   const fi_addr_t *src_addr, size_t count);
 ssize_t pcq_writeerr(struct fid_cq *cq, const struct fi_cq_err_entry *err);
@@ -113,14 +110,12 @@ ssize_t pcq_writeerr(struct fid_cq *cq, const struct fi_cq_err_entry *err);
 /* cntr.c */
 int pcntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
                struct fid_cntr **cntr, void *context);
-struct pcntr *pcntr_of(const struct fid *fid);
 int pcntr_inc(struct fid_cntr *cntr, uint64_t value);
 int pcntr_incerr(struct fid_cntr *cntr, uint64_t value);
 
 /* sets.c */
 int pwait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
                struct fid_wait **waitset);
-struct pwait *pwait_of(const struct fid *fid);
 int ppoll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
                struct fid_poll **pollset);
 

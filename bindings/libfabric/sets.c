@@ -13,66 +13,12 @@
  */
 #include "prov.h"
 
-static struct fi_ops pwait_fi_ops;
-
-struct pwait *pwait_of(const struct fid *fid)
-{
-	if (!fid || fid->fclass != FI_CLASS_WAIT || fid->ops != &pwait_fi_ops)
-		return NULL;
-	return container_of(fid, struct pwait, ws.fid);
-}
-
 /* ---------------------------------------------------------------- wait sets */
 
 static int pwait_wait(struct fid_wait *fid, int timeout)
 {
 	return lfp_wait(container_of(fid, struct pwait, ws)->lfp, timeout);
 }
-
-/* The set's wait object: the same enum values and structs (layout.c). */
-static int pwait_control(struct fid *fid, int command, void *arg)
-{
-	struct pwait *ws = container_of(fid, struct pwait, ws.fid);
-	enum lfp_wait_obj obj;
-	int ret;
-
-	switch (command) {
-	case FI_GETWAITOBJ:
-		if (!arg)
-			return -FI_EINVAL;
-		ret = lfp_control(&ws->lfp->fid, LFP_GETWAITOBJ, &obj);
-		if (ret == 0)
-			*(enum fi_wait_obj *)arg = (enum fi_wait_obj)obj;
-		return ret;
-	case FI_GETWAIT:
-		return lfp_control(&ws->lfp->fid, LFP_GETWAIT, arg);
-	default:
-		return -FI_ENOSYS;
-	}
-}
-
-static int pwait_close(struct fid *fid)
-{
-	struct pwait *ws = container_of(fid, struct pwait, ws.fid);
-	int ret;
-
-	ret = lfp_wait_close(ws->lfp);
-	if (ret)
-		return ret;
-	prov_ref(&ws->fabric->refs, -1);
-	free(ws);
-	return 0;
-}
-
-static struct fi_ops pwait_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = pwait_close,
-	.bind = prov_no_bind,
-	.control = pwait_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
 
 static struct fi_ops_wait pwait_ops = {
 	.size = sizeof(struct fi_ops_wait),
@@ -101,11 +47,9 @@ int pwait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 		free(ws);
 		return ret;
 	}
-	ws->ws.fid.fclass = FI_CLASS_WAIT;
-	ws->ws.fid.ops = &pwait_fi_ops;
+	prov_obj_init(&ws->o, &ws->ws.fid, FI_CLASS_WAIT, NULL, &ws->lfp->fid,
+	              &f->o.refs);
 	ws->ws.ops = &pwait_ops;
-	ws->fabric = f;
-	prov_ref(&f->refs, 1);
 	*wsp = &ws->ws;
 	return 0;
 }
@@ -154,29 +98,6 @@ static int ppoll_poll(struct fid_poll *fid, void **context, int count)
 	return lfp_poll(lfp_of(fid), context, count);
 }
 
-static int ppoll_close(struct fid *fid)
-{
-	struct ppoll *ps = container_of(fid, struct ppoll, ps.fid);
-	int ret;
-
-	ret = lfp_poll_close(ps->lfp);
-	if (ret)
-		return ret;
-	prov_ref(&ps->domain->refs, -1);
-	free(ps);
-	return 0;
-}
-
-static struct fi_ops ppoll_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = ppoll_close,
-	.bind = prov_no_bind,
-	.control = prov_no_control,
-	.ops_open = prov_ops_open,
-	.tostr = prov_no_tostr,
-	.ops_set = prov_no_ops_set,
-};
-
 static struct fi_ops_poll ppoll_ops = {
 	.size = sizeof(struct fi_ops_poll),
 	.poll = ppoll_poll,
@@ -204,11 +125,9 @@ int ppoll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
 		free(ps);
 		return ret;
 	}
-	ps->ps.fid.fclass = FI_CLASS_POLL;
-	ps->ps.fid.ops = &ppoll_fi_ops;
+	prov_obj_init(&ps->o, &ps->ps.fid, FI_CLASS_POLL, NULL, &ps->lfp->fid,
+	              &d->o.refs);
 	ps->ps.ops = &ppoll_ops;
-	ps->domain = d;
-	prov_ref(&d->refs, 1);
 	*psp = &ps->ps;
 	return 0;
 }
