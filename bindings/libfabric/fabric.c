@@ -7,7 +7,6 @@
 #include "prov.h"
 
 #include <ck_pr.h>
-#include <stdio.h>
 
 /* The provider's own version: lfpoll's. */
 #define PROV_VERSION FI_VERSION(0, 1)
