@@ -54,7 +54,7 @@ fabtests-run:
 		echo "check-fabtests: $(FABTESTS) not found: libfabric's unit tests not run"; \
 		exit 0; \
 	fi; \
-	$(MAKE) --no-print-directory $(FABRIC_SO) $(FT_TESTS) && \
+	$(MAKE) -s --no-print-directory $(FABRIC_SO) $(FT_TESTS) && \
 	sh tests/fabric/run-fabtests '$(abspath $(dir $(FABRIC_SO)))' $(FT_TESTS) && \
 	d=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory install-fabric PREFIX=$$d >/dev/null && \
