@@ -2,8 +2,8 @@
  * The provider's wait sets and poll sets: fi_poll(3) on lfpoll's.
  *
  * What differs from lfpoll's own calls, and how it is mapped:
- *   - fi_poll_add of a member already in the set, and fi_poll_del of an
- *     object that is not in it, succeed, as in libfabric's utility poll
+ *   - fi_poll_add of a member already in the set, and fi_poll_del of
+ *     anything that is not in it, succeed, as in libfabric's utility poll
  *     sets; lfpoll says -EEXIST and -ENOENT.  Their flags are ignored, as
  *     there.
  *   - an EQ cannot join a poll set (-FI_EINVAL), as a poll set opened with
@@ -88,7 +88,7 @@ static int ppoll_del(struct fid_poll *fid, struct fid *event_fid, uint64_t flags
 
 	(void)flags;
 	if (!lf)
-		return -FI_EINVAL;
+		return 0; /* not a member: an EQ, another provider's fid */
 	ret = lfp_poll_del(lfp_of(fid), lf, 0);
 	return ret == -ENOENT ? 0 : ret;
 }

@@ -17,8 +17,9 @@
  * producer extension), read, readfrom, the count-0 probe, readerr, sread
  * (with and without a threshold), signal; counter add, set, adderr,
  * seterr, read, readerr, wait; fi_trywait on sets of objects, fi_wait,
- * fi_poll, fi_poll_add and fi_poll_del.  Blocking calls get timeouts of
- * 0 to 2 ms.  CQ error completions are not exercised: neither baseline can
+ * fi_poll, fi_poll_add and fi_poll_del (of the CQs, the counters, and an
+ * EQ, which no poll set takes).  Blocking calls get timeouts of 0 to
+ * 2 ms.  CQ error completions are not exercised: neither baseline can
  * produce one through the API.
  *
  * A difference is either one of the divergences named in the table below,
@@ -863,8 +864,10 @@ static void gen(struct op *o, const struct shadow *s, const struct pair *p,
 		break;
 	case OP_POLL_DEL:
 	case OP_POLL_ADD:
-		k = below(p->cntr ? NCQ + NCNTR : NCQ);
-		o->value = k < NCQ ? O_CQ + k : O_CNTR + k - NCQ;
+		/* Now and then an EQ, which no poll set takes. */
+		k = below(p->cntr ? NCQ + NCNTR + 1 : NCQ + 1);
+		o->value = k < NCQ ? O_CQ + k : k < NCQ + NCNTR && p->cntr ?
+		           O_CNTR + k - NCQ : O_EQ + EQ_FD;
 		break;
 	default:
 		break;
