@@ -66,6 +66,24 @@
  *   X  an index ring's consumer parked between its claim and its copy-out
  *      (ring.idx.claimed): a producer must find the ring full, and the
  *      consumer copies out its own entry.
+ *   K  lfp_cq_signal's counts: after 2^31 + 1 signals with no sread (the
+ *      state written directly), one sread returns -EAGAIN for them and the
+ *      next waits out its timeout; a signal that comes while an sread is
+ *      blocked (parked at signal.W3) and returns a completion is that
+ *      sread's: the next sread waits.  Over FD, UNSPEC, MUTEX_COND, YIELD.
+ *   T  an sread threshold above the CQ's capacity is capped at it: a full
+ *      CQ of 4 meets threshold 8.
+ *   O  an error write racing the overrun: parked after its claim
+ *      (errq.write.claimed) while the EQ overruns and drains, it is read
+ *      before the overrun entry or refused with -LFP_EOVERRUN; parked
+ *      before its claim (errq.write.half) while readerr(LFP_PEEK) shows the
+ *      overrun entry, every readerr after returns the overrun entry.
+ *   Q  cancellation: a thread cancelled asleep in eq/cq sread, cntr_wait
+ *      (FD, UNSPEC, MUTEX_COND, YIELD) or lfp_wait (FD, POLLFD, MUTEX_COND,
+ *      YIELD sets) is cancelled within 5 s and leaves nothing held (the
+ *      next write completes, the entry is read, close succeeds); a thread
+ *      with a request pending returns from lfp_eq_write (which posts the
+ *      eventfd) and lfp_trywait (which drains it).
  *   H  lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT on a POLLFD
  *      set) from other threads, for ThreadSanitizer; FD, POLLFD, YIELD.
  *
@@ -296,7 +314,7 @@ static int poll_in(int fd, int timeout_ms)
 enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
 	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
-	CALL_RING_ENQ, CALL_RING_DEQ
+	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT
 };
 
 struct call {
@@ -305,6 +323,7 @@ struct call {
 	struct lfp_cq *cq;
 	struct lfp_cntr *cntr;
 	struct lfp_eq *eq;
+	struct lfp_wait *ws;
 	struct lfp_ring *ring;          /* value in and out, 8 bytes */
 	size_t count, threshold;        /* sread */
 	uint64_t value;                 /* cntr_wait threshold, inc, eq payload */
@@ -386,6 +405,15 @@ static void *call_main(void *arg)
 	}
 	case CALL_RING_DEQ:
 		c->ret = lfp_ring_dequeue(c->ring, &c->value, sizeof(c->value));
+		break;
+	case CALL_EQ_SREAD:
+		payload = 0;
+		c->ret = lfp_eq_sread(c->eq, &c->event, &payload, sizeof(payload),
+		                      c->timeout, 0);
+		c->value = payload;
+		break;
+	case CALL_WAIT:
+		c->ret = lfp_wait(c->ws, c->timeout);
 		break;
 	}
 	c->ctx = buf[0].op_context;
@@ -1870,6 +1898,411 @@ static void test_x(void)
 	       "after its copies\n");
 }
 
+/* ================================================================ K */
+
+/*
+ * lfp_cq_signal's bookkeeping.  (1) 2^31 signals and more with no sread
+ * between them: the next sread returns -EAGAIN for them at once, and the
+ * one after waits out its timeout (the counts were 32-bit and compared as
+ * serial numbers: past 2^31 every sread returned at once, for good).
+ * (2) A signal that comes while an sread is blocked is that sread's, even
+ * when it returns completions: the next sread waits (it used to be
+ * remembered, and the next sread returned -EAGAIN after 0 ms).
+ */
+#define K_WAIT_MS 200
+
+static void k_next_waits(struct lfp_cq *cq, const char *on, const char *after)
+{
+	struct lfp_cq_entry buf[1];
+	uint64_t t0 = stress_now_ns();
+	ssize_t r = lfp_cq_sread(cq, buf, 1, NULL, K_WAIT_MS);
+	double secs = stress_seconds_since(t0);
+
+	CHECK(r == -EAGAIN && secs >= K_WAIT_MS * 0.75e-3, "K: %s: after %s, an "
+	      "sread(%d ms) returned %zd after %.3f s: a signal already returned "
+	      "for ended it", on, after, K_WAIT_MS, r, secs);
+}
+
+static void k_one(enum lfp_wait_obj obj)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = open_cq(obj, NULL, 16, NULL);
+	struct lfp_cq_entry buf[4];
+	uintptr_t seq = 0;
+	struct call t;
+	ssize_t r;
+
+	/* (1) The state 2^31 + 1 signals with no sread leave, written
+	 * directly (2^31 calls take tens of seconds). */
+	{
+		/* Through a register: a constant this large is no operand of
+		 * a 64-bit store immediate. */
+		uint64_t n = ((uint64_t)1 << 31) + 1;
+
+		__asm__("" : "+r"(n));
+		lfp__st_rel_u64(&cq->signals, n);
+	}
+	r = lfp_cq_sread(cq, buf, 1, NULL, 5000);
+	CHECK(r == -EAGAIN, "K: %s: sread after 2^31 + 1 remembered signals "
+	      "returned %zd, not -EAGAIN at once", on, r);
+	k_next_waits(cq, on, "2^31 + 1 signals returned for");
+
+	/* (2) Parked just before it sleeps; a completion and a signal come;
+	 * it returns the completion. */
+	call_init(&t, CALL_CQ_SREAD, "signal.W3", &cq->own);
+	t.cq = cq;
+	t.count = t.threshold = 1;
+	t.timeout = 20000;
+	call_start_parked(&t, "K: %s: sread", on);
+	cq_put(cq, 1, &seq);
+	CHECK(lfp_cq_signal(cq) == 0, "lfp_cq_signal");
+	parker_release(&t.park);
+	CHECK(call_wait(&t, 10), "K: %s: the sread hung", on);
+	call_join(&t);
+	CHECK(t.ret == 1 || t.ret == -EAGAIN, "K: %s: sread returned %zd", on, t.ret);
+	if (t.ret == -EAGAIN) /* woken by the signal first: the completion waits */
+		CHECK(lfp_cq_read(cq, buf, 4) == 1, "K: %s: the completion", on);
+	k_next_waits(cq, on, "a signal that came while an sread was blocked");
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_k(void)
+{
+	each_blocking(k_one);
+	printf("  K: ok: signals are 64-bit counts; one that comes during an sread "
+	       "is that sread's, whatever it returns (FD, UNSPEC, MUTEX_COND, YIELD)\n");
+}
+
+/* ================================================================ T */
+
+/* An sread threshold above the CQ's capacity is capped at it: a full CQ
+ * meets it (it used to sleep its whole timeout, forever with -1). */
+static void t_one(enum lfp_wait_obj obj)
+{
+	const char *on = obj_name(obj);
+	struct lfp_cq *cq = open_cq(obj, NULL, 4, NULL);
+	struct lfp_cq_entry buf[16];
+	size_t threshold = 8;
+	uintptr_t seq = 0;
+	uint64_t t0;
+	ssize_t r;
+
+	cq_put(cq, 4, &seq);
+	t0 = stress_now_ns();
+	r = lfp_cq_sread(cq, buf, 16, &threshold, 3000);
+	CHECK(r == 4 && stress_seconds_since(t0) < 1.5, "T: %s: sread(threshold 8, "
+	      "count 16) on a full CQ of 4 returned %zd after %.2f s of its 3 s", on,
+	      r, stress_seconds_since(t0));
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_t(void)
+{
+	each_blocking(t_one);
+	printf("  T: ok: an sread threshold above the capacity is capped at it "
+	       "(FD, UNSPEC, MUTEX_COND, YIELD)\n");
+}
+
+/* ================================================================ O */
+
+/* Read errors until the overrun entry: 1 when the error with data `data`
+ * came out before it. */
+static int o_drain(struct lfp_eq *eq, uint64_t data, const char *what)
+{
+	struct lfp_eq_err_entry e;
+	int seen = 0, n;
+	ssize_t r;
+
+	for (n = 0; n < 1000; n++) {
+		memset(&e, 0, sizeof(e));
+		r = lfp_eq_readerr(eq, &e, 0);
+		if (r == -EAGAIN) {
+			sleep_ms(1); /* an error write in flight */
+			continue;
+		}
+		CHECK(r == (ssize_t)sizeof(e), "O: %s: readerr %zd", what, r);
+		if (e.err == LFP_EOVERRUN)
+			return seen;
+		seen |= e.data == data;
+	}
+	CHECK(0, "O: %s: readerr never reached the overrun entry", what);
+	return 0;
+}
+
+/* Overrun an EQ of 2 events and drain them: reads give -LFP_EAVAIL. */
+static void o_overrun(struct lfp_eq *eq)
+{
+	uint64_t v = 0;
+	uint32_t ev;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		(void)lfp_eq_write(eq, 1, &v, sizeof(v), 0);
+	CHECK(lfp_eq_write(eq, 1, &v, sizeof(v), 0) == -LFP_EOVERRUN, "overrun");
+	for (i = 0; i < 2; i++)
+		CHECK(lfp_eq_read(eq, &ev, &v, sizeof(v), 0) == (ssize_t)sizeof(v),
+		      "drain");
+	CHECK(lfp_eq_read(eq, &ev, &v, sizeof(v), 0) == -LFP_EAVAIL, "drained");
+}
+
+/*
+ * An error write racing the overrun is either read before the overrun
+ * entry or refused: never accepted and then lost.  (1) The writer parked
+ * after claiming its position while the EQ overruns and a reader reaches
+ * readerr.  (2) The writer parked before its claim while a readerr peeks
+ * the overrun entry: every readerr after it returns the overrun entry.
+ */
+static void test_o(void)
+{
+	struct lfp_eq_attr a = { .size = 2 };
+	struct lfp_eq_err_entry e;
+	struct lfp_eq *eq;
+	struct call w;
+
+	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
+	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.claimed", &eq->errq);
+	w.eq = eq;
+	w.value = 77;
+	call_start_parked(&w, "O: an error writer");
+	o_overrun(eq);
+	memset(&e, 0, sizeof(e));
+	CHECK(lfp_eq_readerr(eq, &e, 0) == -EAGAIN || e.err != LFP_EOVERRUN || 1,
+	      "readerr");
+	parker_release(&w.park);
+	CHECK(call_wait(&w, 10), "O: the error writer hung");
+	call_join(&w);
+	CHECK(w.ret == -LFP_EOVERRUN || (w.ret == (ssize_t)sizeof(e) &&
+	                                 o_drain(eq, 77, "(1)")),
+	      "O: an error write that raced the overrun returned %zd (accepted) "
+	      "and was never read: readerr returned the overrun entry first",
+	      w.ret);
+	(void)o_drain(eq, 77, "(1), after");
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+
+	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
+	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
+	w.eq = eq;
+	w.value = 78;
+	call_start_parked(&w, "O: an error writer");
+	o_overrun(eq);
+	memset(&e, 0, sizeof(e));
+	CHECK(lfp_eq_readerr(eq, &e, LFP_PEEK) == (ssize_t)sizeof(e) &&
+	      e.err == LFP_EOVERRUN, "O: (2): readerr(LFP_PEEK) after the overrun");
+	parker_release(&w.park);
+	CHECK(call_wait(&w, 10), "O: the error writer hung");
+	call_join(&w);
+	memset(&e, 0, sizeof(e));
+	CHECK(lfp_eq_readerr(eq, &e, 0) == (ssize_t)sizeof(e) &&
+	      e.err == LFP_EOVERRUN, "O: (2): after readerr(LFP_PEEK) showed the "
+	      "overrun entry, a readerr returned error %d (data %llu; the racing "
+	      "write returned %zd)", e.err, (unsigned long long)e.data, w.ret);
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+	printf("  O: ok: an error write racing the overrun is read before the "
+	       "overrun entry or refused, a peek included\n");
+}
+
+/* ================================================================ Q */
+
+/*
+ * Cancellation.  (1) A thread cancelled while asleep in a blocking call
+ * (every object and wait object, wait sets too) leaves nothing held: the
+ * next write completes, the event is read, close succeeds.  (The condition
+ * sleep held its mutex when cancelled: the next write blocked for good in
+ * its broadcast.)  (2) A thread with a cancellation request pending is not
+ * cancelled inside a call that does not block: a post that was announced
+ * would never be written (the eventfd write is a cancellation point).
+ */
+struct q_target {
+	const char *name;
+	struct lfp_eq *eq;
+	struct lfp_cq *cq;
+	struct lfp_cntr *cntr;
+	struct lfp_wait *ws;
+};
+
+static void *q_sleeper(void *arg)
+{
+	struct q_target *t = arg;
+	struct lfp_cq_entry e[1];
+	uint64_t v;
+	uint32_t ev;
+
+	if (t->ws)
+		(void)lfp_wait(t->ws, -1);
+	else if (t->eq)
+		(void)lfp_eq_sread(t->eq, &ev, &v, sizeof(v), -1, 0);
+	else if (t->cq)
+		(void)lfp_cq_sread(t->cq, e, 1, NULL, -1);
+	else
+		(void)lfp_cntr_wait(t->cntr, 1, -1);
+	return arg; /* not PTHREAD_CANCELED: it returned */
+}
+
+static void q_cancel_asleep(struct q_target *t)
+{
+	struct timespec ts;
+	pthread_t th;
+	void *res = NULL;
+	struct call w;
+	int ret;
+
+	stress_spawn(&th, q_sleeper, t);
+	sleep_ms(50); /* asleep by now, or it will be: only the sleep acts */
+	CHECK(pthread_cancel(th) == 0, "pthread_cancel");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	ret = pthread_timedjoin_np(th, &res, &ts);
+	CHECK(ret == 0, "Q: %s: a thread asleep in a blocking call was not "
+	      "cancelled within 5 s (the sleep is no cancellation point)", t->name);
+	CHECK(res == PTHREAD_CANCELED, "Q: %s: the call returned instead", t->name);
+	/* The next write must not block. */
+	if (t->eq) {
+		call_init(&w, CALL_EQ_WRITE, NULL, NULL);
+		w.eq = t->eq;
+		w.event = 1;
+		w.value = 5;
+	} else if (t->cq) {
+		call_init(&w, CALL_CQ_WRITE, NULL, NULL);
+		w.cq = t->cq;
+		w.value = 5;
+	} else {
+		call_init(&w, CALL_CNTR_INC, NULL, NULL);
+		w.cntr = t->cntr;
+		w.value = 1;
+	}
+	call_start(&w);
+	CHECK(call_wait(&w, 5), "Q: %s: a write after a sleeper was cancelled "
+	      "blocked 5 s (the sleeper's lock was left held)", t->name);
+	call_join(&w);
+}
+
+static void q_check_read(struct q_target *t)
+{
+	struct lfp_cq_entry e[1];
+	uint64_t v = 0;
+	uint32_t ev;
+
+	if (t->eq)
+		CHECK(lfp_eq_read(t->eq, &ev, &v, sizeof(v), 0) == (ssize_t)sizeof(v) &&
+		      v == 5, "Q: %s: the event is not there", t->name);
+	else if (t->cq)
+		CHECK(lfp_cq_read(t->cq, e, 1) == 1 && e[0].op_context == (void *)5,
+		      "Q: %s: the completion is not there", t->name);
+	else
+		CHECK(lfp_cntr_read(t->cntr) == 1, "Q: %s: the counter is %llu",
+		      t->name, (unsigned long long)lfp_cntr_read(t->cntr));
+}
+
+static void q_objects(enum lfp_wait_obj obj)
+{
+	char name[64];
+	struct q_target t;
+	int kind;
+
+	for (kind = 0; kind < 3; kind++) {
+		memset(&t, 0, sizeof(t));
+		snprintf(name, sizeof(name), "%s %s", kind == 0 ? "EQ" : kind == 1 ?
+		         "CQ" : "counter", obj_name(obj));
+		t.name = name;
+		if (kind == 0)
+			t.eq = open_eq(obj, 16, 0, 0, NULL);
+		else if (kind == 1)
+			t.cq = open_cq(obj, NULL, 16, NULL);
+		else
+			t.cntr = open_cntr(obj, NULL, NULL);
+		q_cancel_asleep(&t);
+		q_check_read(&t);
+		CHECK((t.eq ? lfp_eq_close(t.eq) : t.cq ? lfp_cq_close(t.cq) :
+		       lfp_cntr_close(t.cntr)) == 0, "Q: %s: close", name);
+	}
+}
+
+static void q_sets(void)
+{
+	static const enum lfp_wait_obj set_objs[] = {
+		LFP_WAIT_FD, LFP_WAIT_POLLFD, LFP_WAIT_MUTEX_COND, LFP_WAIT_YIELD
+	};
+	char name[64];
+	struct q_target t;
+	size_t i;
+
+	for (i = 0; i < sizeof(set_objs) / sizeof(set_objs[0]); i++) {
+		memset(&t, 0, sizeof(t));
+		snprintf(name, sizeof(name), "wait set %s", obj_name(set_objs[i]));
+		t.name = name;
+		t.ws = open_ws(set_objs[i]);
+		t.cq = open_cq(LFP_WAIT_SET, t.ws, 16, NULL);
+		q_cancel_asleep(&t);
+		q_check_read(&t);
+		CHECK(lfp_wait(t.ws, 0) == 0 || 1, "lfp_wait");
+		CHECK(lfp_cq_close(t.cq) == 0 && lfp_wait_close(t.ws) == 0,
+		      "Q: %s: close", name);
+	}
+}
+
+/* (2): with a cancellation request pending, a write that posts the eventfd
+ * (a waiter armed by trywait) and a trywait that drains it both return. */
+struct q_pending {
+	struct lfp_eq *eq;
+	int trywait;
+	_Atomic int returned;
+};
+
+static void *q_pending_main(void *arg)
+{
+	struct q_pending *q = arg;
+	struct lfp_fid *fid = &q->eq->fid;
+	uint64_t v = 6;
+
+	pthread_cancel(pthread_self()); /* pending: acted on at a cancellation point */
+	if (q->trywait)
+		(void)lfp_trywait(&fid, 1);
+	else
+		(void)lfp_eq_write(q->eq, 1, &v, sizeof(v), 0);
+	atomic_store(&q->returned, 1);
+	pthread_testcancel();
+	return NULL;
+}
+
+static void q_pending(void)
+{
+	struct q_pending q;
+	struct lfp_fid *fid;
+	pthread_t th;
+	uint32_t ev;
+	uint64_t v;
+
+	memset(&q, 0, sizeof(q));
+	q.eq = open_eq(LFP_WAIT_FD, 16, 0, 0, NULL);
+	fid = &q.eq->fid;
+	CHECK(lfp_trywait(&fid, 1) == 0, "trywait");
+	stress_spawn(&th, q_pending_main, &q);
+	stress_join(th);
+	CHECK(atomic_load(&q.returned), "Q: a thread with a cancellation request "
+	      "pending was cancelled inside lfp_eq_write (in its eventfd write)");
+	CHECK(poll_in(fd_of(fid), 1000) == 1, "Q: the write's eventfd post was "
+	      "never written: the armed waiter's fd stayed quiet");
+	/* The post is pending: a trywait drains it (a read), and must return. */
+	q.trywait = 1;
+	atomic_store(&q.returned, 0);
+	stress_spawn(&th, q_pending_main, &q);
+	stress_join(th);
+	CHECK(atomic_load(&q.returned), "Q: a thread with a cancellation request "
+	      "pending was cancelled inside lfp_trywait (in its eventfd drain)");
+	CHECK(lfp_eq_read(q.eq, &ev, &v, sizeof(v), 0) == (ssize_t)sizeof(v) && v == 6,
+	      "Q: the event");
+	CHECK(lfp_eq_close(q.eq) == 0, "lfp_eq_close");
+}
+
+static void test_q(void)
+{
+	each_blocking(q_objects);
+	q_sets();
+	q_pending();
+	printf("  Q: ok: a sleeper cancelled in any blocking call leaves nothing "
+	       "held; a pending request is not acted on inside a non-blocking call\n");
+}
+
 static const struct test tests[] = {
 	{ 'A', "A: no sleeper with work pending", test_a },
 	{ 'B', "B: no poll set member lost", test_b },
@@ -1882,6 +2315,10 @@ static const struct test tests[] = {
 	{ 'L', "L: a producer never takes a slot still being copied out", test_l },
 	{ 'S', "S: a stale index guess is re-read, not reported", test_s },
 	{ 'X', "X: an index ring gives positions back after the copies", test_x },
+	{ 'K', "K: cq_signal's counts never wrap; one during an sread is its", test_k },
+	{ 'T', "T: an sread threshold above capacity is capped", test_t },
+	{ 'O', "O: an error write racing the overrun is read or refused", test_o },
+	{ 'Q', "Q: cancellation leaves nothing held", test_q },
 	{ 'W', "W: every schedule point walked", test_walk },
 	{ 'H', "H: lfp_wait against add_fd/del_fd", test_h },
 };
@@ -1896,8 +2333,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
-		CHECK(strlen(b) == 1 && strchr("ABCEFGIJLSX", b[0]), "LFP_BROKEN=%s: "
-		      "one of A B C E F G I J L S X", b);
+		CHECK(strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQ", b[0]), "LFP_BROKEN=%s: "
+		      "one of A B C E F G I J L S X K T O Q", b);
 		broken[0] = b[0];
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
 		       "on: its test must fail\n", broken, broken);

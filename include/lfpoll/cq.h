@@ -104,8 +104,10 @@ struct lfp_cq {
 	size_t entry_size;
 	/* Set by bindings: names provider errors in lfp_cq_strerror. */
 	const char *(*prov_strerror)(int prov_errno, const void *err_data);
-	uint32_t signals;             /* lfp_cq_signal calls */
-	uint32_t signals_seen;        /* signals some sread has returned for */
+	/* lfp_cq_signal calls, and how many of them some sread has returned
+	 * for; 64-bit, so neither wraps in practice. */
+	uint64_t signals;
+	uint64_t signals_seen;
 	struct lfp__poll_link link;
 	struct lfp__signal own;
 };
@@ -357,7 +359,7 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 	e.err_data = NULL;
 	lfp__side_enter(&cq->entries, 1); /* a single producer writes errors too */
 	ret = lfp__errq_write(&cq->errq, &e, sizeof(e), err->err_data,
-	                      err->err_data_size); /* P1 */
+	                      err->err_data_size, NULL); /* P1 */
 	lfp__side_leave(&cq->entries, 1);
 	if (ret)
 		return ret;
@@ -478,7 +480,7 @@ LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *bu
 struct lfp__cq_wait {
 	struct lfp_cq *cq;
 	size_t threshold;
-	uint32_t signals;
+	uint64_t signals;
 };
 
 /*
@@ -501,33 +503,51 @@ LFP_INLINE int lfp__cq_threshold_ready(void *arg)
 
 	return lfp__cq_has(w->cq, w->threshold) ||
 	       lfp__errq_ready(&w->cq->errq) ||
-	       lfp__ld_rlx_u32(&w->cq->signals) != w->signals;
+	       lfp__ld_rlx_u64(&w->cq->signals) != w->signals;
 }
 
 /*
  * Mark lfp_cq_signal calls up to s as returned for.  seen only moves
- * forward (32-bit serial arithmetic), so a slow thread cannot bring back a
- * signal another one already returned for.
+ * forward, so a slow thread cannot bring back a signal another one already
+ * returned for; the counts are 64-bit and never wrap.
  */
-LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint32_t s)
+LFP_INLINE void lfp__cq_signal_taken(struct lfp_cq *cq, uint64_t s)
 {
-	uint32_t seen = lfp__ld_rlx_u32(&cq->signals_seen);
+	uint64_t seen = lfp__ld_rlx_u64(&cq->signals_seen);
 
-	while ((int32_t)(s - seen) > 0 &&
-	       !lfp__cas_u32(&cq->signals_seen, &seen, s))
+	while ((LFP__BROKEN("K") ? (int32_t)((uint32_t)s - (uint32_t)seen) > 0
+	                         : s > seen) &&
+	       !lfp__cas_u64(&cq->signals_seen, &seen, s))
 		;
+}
+
+/*
+ * How an sread ends (ret): the signals that came during it are returned
+ * for, whatever it returns (a signal unblocks the sread in progress; it is
+ * remembered only when none was), unless it began with signals remembered
+ * and returns completions: those it has not returned for yet.
+ */
+LFP_INLINE ssize_t lfp__cq_sread_end(struct lfp_cq *cq, const struct lfp__cq_wait *w,
+                                     int remembered, ssize_t ret)
+{
+	uint64_t now = lfp__ld_acq_u64(&cq->signals); /* as at entry */
+
+	if (ret == -EAGAIN ||
+	    (!remembered && now != w->signals && !LFP__BROKEN("K")))
+		lfp__cq_signal_taken(cq, now);
+	return ret;
 }
 
 /*
  * Blocking read (source addresses as lfp_cq_readfrom).  cond: with the CQ's
  * wait_cond LFP_CQ_COND_THRESHOLD, NULL or a const size_t * threshold: wait
- * until at
- * least that many completions (capped at count) are queued.  timeout in ms
- * (< 0 infinite).  Returns as lfp_cq_read; -EAGAIN when the timeout expires
- * or lfp_cq_signal interrupts the wait; -ENOSYS for NONE and SET.  A signal
- * that no sread has returned for yet (it came while nobody waited) makes
- * the next sread return -EAGAIN without waiting, once the completions
- * already queued are read.
+ * until at least that many completions (capped at count and at the CQ's
+ * capacity) are queued.  timeout in ms (< 0 infinite).  Returns as
+ * lfp_cq_read; -EAGAIN when the timeout expires or lfp_cq_signal interrupts
+ * the wait; -ENOSYS for NONE and SET.  A signal that came while an sread
+ * was in progress is that sread's, whatever it returns; one that came
+ * while none was is remembered: the next sread returns -EAGAIN for it
+ * without waiting, once the completions already queued are read.
  */
 LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
                                     lfp_addr_t *src_addr, const void *cond,
@@ -536,7 +556,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 	struct lfp__cq_wait w;
 	int64_t deadline;
 	ssize_t ret;
-	uint32_t now;
+	uint64_t now;
 	int woke = 0, remembered;
 
 	if (!cq || !buf || count == 0)
@@ -551,34 +571,36 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 		w.threshold = 1;
 	if (w.threshold > count)
 		w.threshold = count;
+	/* More than the CQ holds could never be met: a full CQ refuses the
+	 * writes that would reach it. */
+	if (w.threshold > lfp_ring_capacity(&cq->entries) && !LFP__BROKEN("T"))
+		w.threshold = lfp_ring_capacity(&cq->entries);
 	/* Acquire: pairs with the RMW in lfp_cq_signal (a count only).  A
 	 * signal nobody returned for yet is remembered: it ends this call
 	 * once the completions already queued are read. */
-	w.signals = lfp__ld_acq_u32(&cq->signals);
-	remembered = w.signals != lfp__ld_rlx_u32(&cq->signals_seen) &&
+	w.signals = lfp__ld_acq_u64(&cq->signals);
+	remembered = w.signals != lfp__ld_rlx_u64(&cq->signals_seen) &&
 	             !LFP__BROKEN("E");
 	deadline = lfp__deadline(timeout);
 	for (;;) {
 		if (lfp__errq_ready(&cq->errq))
-			return -LFP_EAVAIL;
+			return lfp__cq_sread_end(cq, &w, remembered, -LFP_EAVAIL);
 		if (lfp__cq_has(cq, w.threshold)) {
 			ret = lfp_cq_readfrom(cq, buf, count, src_addr);
 			if (ret != -EAGAIN)
-				return ret;
+				return lfp__cq_sread_end(cq, &w, remembered, ret);
 		}
-		now = lfp__ld_acq_u32(&cq->signals); /* as at entry */
-		if (now != w.signals || remembered) {
-			lfp__cq_signal_taken(cq, now);
-			return -EAGAIN;
-		}
+		now = lfp__ld_acq_u64(&cq->signals); /* as at entry */
+		if (now != w.signals || remembered)
+			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
 		/* The deadline on every lap, not only in the sleep: work seen
 		 * by the check can be taken by another reader first. */
 		if (timeout == 0 || (lfp__expired(deadline) && !LFP__BROKEN("C")))
-			return -EAGAIN;
+			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
 		ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, &w, deadline,
 		                       &woke);
 		if (ret == -ETIMEDOUT)
-			return -EAGAIN;
+			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
 		if (ret < 0)
 			return ret; /* the wait object failed (e.g. -EBADF) */
 	}
@@ -611,7 +633,7 @@ LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
 {
 	if (!cq)
 		return -EINVAL;
-	(void)lfp__faa_u32(&cq->signals, 1); /* full barrier: also P2 */
+	(void)lfp__faa_u64(&cq->signals, 1); /* full barrier: also P2 */
 	if (cq->w.sig)
 		lfp__signal_notify(cq->w.sig);
 	return 0;

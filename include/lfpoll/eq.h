@@ -368,13 +368,15 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 	 * the overrun flag is then the one that writes events. */
 	lfp__side_enter(&eq->events, 1);
 	ret = lfp__errq_write(&eq->errq, &e, sizeof(e), err->err_data,
-	                      err->err_data_size); /* P1 */
+	                      err->err_data_size, &eq->overrun); /* P1 */
 	lfp__side_leave(&eq->events, 1);
 	if (ret == -EAGAIN)
 		return lfp__eq_full(eq);
+	/* Queued, or (-LFP_EOVERRUN) a void entry in its place: either way
+	 * readers have something new to look at. */
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
-	return (ssize_t)sizeof(*err);
+	return ret ? ret : (ssize_t)sizeof(*err);
 }
 
 /*

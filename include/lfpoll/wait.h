@@ -50,6 +50,7 @@ LFP_INLINE struct lfp__signal *lfp__wait_signal(struct lfp_wait *ws)
 LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 {
 	struct lfp_wait_pollfd w;
+	int c, n;
 
 	if (ws->nfds == 0)
 		return 0;
@@ -57,7 +58,10 @@ LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 	w.fd = ws->scratch;
 	if (lfp_pollfds_get(&ws->pollfds, &w) != 0)
 		return 1; /* cannot look: report possible work */
-	return poll(ws->scratch, w.nfds, 0) > 0;
+	c = lfp__nocancel_begin(); /* a look, not a sleep; the lock is held */
+	n = poll(ws->scratch, w.nfds, 0);
+	lfp__nocancel_end(c);
+	return n > 0;
 }
 
 /* Whether any member has work (W3 for the set). */
@@ -195,7 +199,7 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	*wsp = ws;
 	return 0;
 fail_ep:
-	close(ws->epfd);
+	lfp__close_nocancel(ws->epfd);
 fail_lock:
 	pthread_mutex_destroy(&ws->core.lock);
 fail_pollfds:
@@ -220,7 +224,7 @@ LFP_INLINE int lfp_wait_close(struct lfp_wait *ws)
 	if (busy)
 		return -EBUSY;
 	if (ws->epfd >= 0)
-		close(ws->epfd);
+		lfp__close_nocancel(ws->epfd);
 	pthread_mutex_destroy(&ws->core.lock);
 	lfp_pollfds_fini(&ws->pollfds);
 	lfp__signal_fini(&ws->sig);

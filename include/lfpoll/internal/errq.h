@@ -69,12 +69,25 @@ LFP_INLINE void lfp__errq_fini(struct lfp__errq *q)
 	free(q->scratch);
 }
 
-/* Queue entry (entry_size bytes, its data pointer already cleared by the
- * caller) and data_len bytes of data.  0, -EMSGSIZE, or -EAGAIN when full. */
+/*
+ * Queue entry (entry_size bytes, its data pointer already cleared by the
+ * caller) and data_len bytes of data.  0, -EMSGSIZE, or -EAGAIN when full.
+ *
+ * overrun (the EQ's flag; NULL for a CQ, which never overruns): an error
+ * written while the EQ overran must either come out before the overrun
+ * entry that every readerr returns from then on, or be refused.  After the
+ * claim the writer re-reads the flag; set, it publishes a void entry
+ * (metadata 0: no entry is that short), which readers skip, and returns
+ * -LFP_EOVERRUN.  A reader gives the overrun entry only when no claimed
+ * position is unpublished (lfp__errq_read).  docs/design.md, "Overrun is
+ * final", has the argument; it is the EQ's void entries' (section 6.2).
+ */
 LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
                                size_t entry_size, const void *data,
-                               size_t data_len)
+                               size_t data_len, const uint32_t *overrun)
 {
+	struct lfp__ring_geo g;
+	uint64_t pos;
 	int ret;
 
 	if (data_len > q->data_max)
@@ -94,17 +107,27 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
 	}
 	(void)lfp__faa_u32(&q->pending, 1);
 	LFP__SCHED("errq.write.half", q);
-	ret = lfp__ring_enqueue2(&q->ring, entry, entry_size, data, data_len);
-	if (ret)
+	g = lfp__ring_geo(&q->ring);
+	if (!lfp__ring_claim_prod(&q->ring, &g, 1, &pos)) {
 		(void)lfp__faa_u32(&q->pending, (uint32_t)-1); /* not queued */
-	return ret;
+		return -EAGAIN;
+	}
+	LFP__SCHED("errq.write.claimed", q);
+	if (overrun && !LFP__BROKEN("O")) {
+		/* O1: the claim was a full-barrier RMW; the flag's load after
+		 * it pairs with the flag's RMW and with the reader's loads of
+		 * the flag and of head (O2). */
+		lfp__mb_after_rmw();
+		if (lfp__ld_acq_u32(overrun)) {
+			lfp__ring_publish(&g, pos, 0); /* void; its taker uncounts it */
+			return -LFP_EOVERRUN;
+		}
+	}
+	lfp__ring_put2(&g, pos, entry, entry_size, data, data_len,
+	               (uint32_t)(entry_size + data_len));
+	return 0;
 }
 
-/*
- * Whether an error entry is queued (a snapshot).  Relaxed: coherence is all
- * E1 needs; a nonzero count (a write may be in flight) is confirmed by the
- * ring itself, with R3.
- */
 LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
 {
 	return lfp__ring_ready(&q->ring);
@@ -150,29 +173,56 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	struct lfp__claim c;
 	uint32_t meta;
 	uint64_t pos;
-	ssize_t r = -EAGAIN;
+	ssize_t r;
 
 	pthread_mutex_lock(&q->lock);
-	if (q->final) {
-		/* only the synthetic entry from now on */
-	} else if (flags & LFP_PEEK) {
-		/* Copy the head entry without taking it. */
-		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
-		                         q->data_max, &pos, &meta);
-	} else if (lfp__ring_claim_cons(&q->ring, &g, 1, (size_t)-1, &c,
-	                                NULL, NULL)) {
-		r = (ssize_t)(c.meta & g.len_mask);
-		lfp__ring_take2(&g, c.first, (size_t)r, buf, entry_size, q->scratch);
-		lfp__ring_commit_cons(&q->ring, &g, c.first, 1);
-		/* E2: uncounted after the claim (see E1).  Full-barrier RMW. */
-		(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
+	for (;;) {
+		r = -EAGAIN;
+		if (q->final) {
+			/* only the synthetic entry from now on */
+		} else if (flags & LFP_PEEK) {
+			/* Copy the head entry without taking it. */
+			r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
+			                         q->data_max, &pos, &meta);
+			if (r == 0) {
+				/* A void entry (a writer that found the EQ
+				 * overrun): take it, as a read would, and
+				 * look again.  Readers hold the lock. */
+				if (lfp_ring_consume(&q->ring, pos) == 0)
+					(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
+				continue;
+			}
+		} else if (lfp__ring_claim_cons(&q->ring, &g, 1, (size_t)-1, &c,
+		                                NULL, NULL)) {
+			r = (ssize_t)(c.meta & g.len_mask);
+			if (r)
+				lfp__ring_take2(&g, c.first, (size_t)r, buf, entry_size,
+				                q->scratch);
+			else
+				lfp__ring_free(&g, c.first); /* void */
+			lfp__ring_commit_cons(&q->ring, &g, c.first, 1);
+			/* E2: uncounted after the claim (see E1).
+			 * Full-barrier RMW. */
+			(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
+			if (!r)
+				continue;
+		}
+		break;
 	}
 	if (r >= 0)
 		dlen = (size_t)r - entry_size;
-	/* Nothing queued (peek or not): the caller's synthetic entry. */
-	if (r == -EAGAIN && fill && fill(buf, arg)) {
+	/*
+	 * Nothing queued (peek or not): the caller's synthetic entry, once no
+	 * claimed position is still to be published.  O2: the full barrier
+	 * orders the flag's load (in fill) before the loads of head and tail;
+	 * pairs with O1.  An error write in flight either sees the flag and
+	 * voids its entry, or is seen here: then -EAGAIN until it publishes.
+	 */
+	if (r == -EAGAIN && fill && fill(buf, arg) &&
+	    (q->final || LFP__BROKEN("O") ||
+	     (lfp__mb(), lfp_ring_count(&q->ring) == 0))) {
 		r = 0;
-		if (!(flags & LFP_PEEK))
+		if (!(flags & LFP_PEEK) || !LFP__BROKEN("O"))
 			q->final = 1;
 	}
 	if (r >= 0) {

@@ -70,6 +70,41 @@ extern "C" {
 #define LFP__PENDING_ONE    (1u << 2)
 #define LFP__PENDING        (~LFP__ARMED_ANY)
 
+/*
+ * Cancellation (docs/contract.md, "Cancellation"): lfpoll's blocking calls
+ * are cancellation points only while asleep, and a thread cancelled there
+ * leaves nothing held and nothing consumed.  Every other system call
+ * lfpoll makes (eventfd reads and writes, poll with no timeout, close) is
+ * a cancellation point in the C library, so it runs with cancellation
+ * disabled: a pending request is not acted on halfway through a protocol
+ * step (a post announced and never written, a drain never accounted).
+ */
+LFP_INLINE int lfp__nocancel_begin(void)
+{
+	int old = PTHREAD_CANCEL_ENABLE;
+
+	if (!LFP__BROKEN("Q"))
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+LFP_INLINE void lfp__nocancel_end(int old)
+{
+	int ignored;
+
+	if (!LFP__BROKEN("Q"))
+		pthread_setcancelstate(old, &ignored);
+}
+
+/* close(2), never acted on by a cancellation request. */
+LFP_INLINE void lfp__close_nocancel(int fd)
+{
+	int c = lfp__nocancel_begin();
+
+	close(fd);
+	lfp__nocancel_end(c);
+}
+
 /* Bounded spin before a waiter arms and sleeps (iterations of a pause). */
 #ifndef LFP_SPIN_COUNT
 #  define LFP_SPIN_COUNT 128
@@ -179,7 +214,7 @@ LFP_INLINE void lfp__signal_sleep_on_fd(struct lfp__signal *s, int fd)
 LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
 {
 	if (s->wait_obj == LFP_WAIT_FD && s->efd >= 0)
-		close(s->efd);
+		lfp__close_nocancel(s->efd);
 	if (s->wait_obj == LFP_WAIT_FD || s->wait_obj == LFP_WAIT_MUTEX_COND) {
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->mutex);
@@ -200,14 +235,19 @@ LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
 {
 	uint64_t one = 1;
 	ssize_t n;
+	int c;
 
 	(void)lfp__faa_u32(&s->state, LFP__PENDING_ONE);
 	LFP__SCHED("signal.post.announced", s);
 	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
-	 * 2^64-2, which is readable already. */
+	 * 2^64-2, which is readable already.  A cancellation acted on here
+	 * would leave the post announced and never written: a sleeper owed
+	 * it would sleep on. */
+	c = lfp__nocancel_begin();
 	do
 		n = write(s->efd, &one, sizeof(one));
 	while (n < 0 && errno == EINTR);
+	lfp__nocancel_end(c);
 }
 
 /* Wake every sleeper on the condition variable (a broadcast). */
@@ -287,14 +327,19 @@ LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
 {
 	uint64_t v;
 	ssize_t n;
+	int c;
 
 	if (s->wait_obj != LFP_WAIT_FD)
 		return 0;
 	if (!force && !(lfp__ld_rlx_u32(&s->state) & LFP__PENDING))
 		return 0;
+	/* Not a cancellation point: a drain must be accounted, and restored
+	 * when its re-check finds work. */
+	c = lfp__nocancel_begin();
 	do
 		n = read(s->efd, &v, sizeof(v));
 	while (n < 0 && errno == EINTR);
+	lfp__nocancel_end(c);
 	if (n != (ssize_t)sizeof(v))
 		return 0;
 	LFP__SCHED("signal.W1.read", s);
@@ -357,14 +402,24 @@ LFP_INLINE uint64_t lfp__signal_seq(struct lfp__signal *s)
 	return v;
 }
 
+/* A sleeper on the condition cancelled in pthread_cond_(timed)wait holds
+ * the mutex again: give it back, so that the next broadcast can run. */
+LFP_INLINE void lfp__signal_unlock_cancelled(void *mutex)
+{
+	if (!LFP__BROKEN("Q"))
+		pthread_mutex_unlock((pthread_mutex_t *)mutex);
+}
+
 /*
  * W4 on the condition variable: until the sequence moves past seq0 or the
- * deadline passes.  0 or -ETIMEDOUT.
+ * deadline passes.  0 or -ETIMEDOUT.  A cancellation point: the cleanup
+ * handler unlocks the mutex; the armed bit left behind costs one spurious
+ * wake at most.
  */
 LFP_INLINE int lfp__signal_sleep_cond(struct lfp__signal *s, uint64_t seq0,
                                       int64_t deadline)
 {
-	struct timespec ts;
+	struct timespec ts = { 0, 0 };
 	int rc = 0;
 
 	if (deadline >= 0) {
@@ -372,12 +427,14 @@ LFP_INLINE int lfp__signal_sleep_cond(struct lfp__signal *s, uint64_t seq0,
 		ts.tv_nsec = (long)(deadline % 1000000000);
 	}
 	pthread_mutex_lock(&s->mutex);
+	pthread_cleanup_push(lfp__signal_unlock_cancelled, &s->mutex);
 	while (s->cond_seq == seq0 && rc == 0) {
 		if (deadline < 0)
 			rc = pthread_cond_wait(&s->cond, &s->mutex);
 		else
 			rc = pthread_cond_timedwait(&s->cond, &s->mutex, &ts);
 	}
+	pthread_cleanup_pop(0); /* the handler is for cancellation only */
 	pthread_mutex_unlock(&s->mutex);
 	return rc == ETIMEDOUT ? -ETIMEDOUT : 0;
 }
@@ -455,6 +512,9 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 	if (ret)
 		return 0;
 	if (s->wait_obj == LFP_WAIT_YIELD) {
+		/* sched_yield is no cancellation point: this sleep is one. */
+		if (!LFP__BROKEN("Q"))
+			pthread_testcancel();
 		sched_yield();
 		return lfp__expired(deadline) ? -ETIMEDOUT : 1;
 	}
