@@ -1,0 +1,313 @@
+/*
+ * A device's async events moved into an lfpoll EQ (docs/verbs.md, "Async
+ * events").  The async object reads the context's async fd, copies and
+ * acks each event, and queues it; one event the EQ refuses is held until
+ * the EQ has room.
+ */
+#define _GNU_SOURCE
+#include "verbs_priv.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vasync {
+	struct lfp_verbs_async pub;
+	struct ibv_context *ctx;
+	struct lfp_eq *eq;
+	pthread_mutex_t lock;
+	int gone;                  /* device fatal or EIO: reading has stopped */
+	int have_pending;          /* an event read but not yet accepted by the EQ */
+	struct lfp_verbs_async_entry pending;
+	int pending_error;
+	int overrun;               /* the EQ overran: events are acked, dropped */
+	int overrun_told;          /* -LFP_EOVERRUN was returned once */
+	_Atomic uint32_t callers;  /* threads inside progress and trywait */
+};
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return neg_errno();
+	return 0;
+}
+
+static const char *const event_names[] = {
+	"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
+	"SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE",
+	"PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR",
+	"SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED", "CLIENT_REREGISTER",
+	"GID_CHANGE", "WQ_FATAL"
+};
+
+enum elem { E_NONE, E_CQ, E_QP, E_SRQ, E_WQ, E_PORT };
+
+/* Element and class of each known type; unknown types carry no element. */
+static const struct {
+	unsigned char elem;
+	unsigned char error;
+} event_kind[] = {
+	{ E_CQ, 1 }, { E_QP, 1 }, { E_QP, 1 }, { E_QP, 1 }, { E_QP, 0 },
+	{ E_QP, 0 }, { E_QP, 0 }, { E_QP, 1 }, { E_NONE, 1 }, { E_PORT, 0 },
+	{ E_PORT, 1 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_SRQ, 1 },
+	{ E_SRQ, 0 }, { E_QP, 0 }, { E_PORT, 0 }, { E_PORT, 0 }, { E_WQ, 1 }
+};
+
+#define NKNOWN (sizeof(event_names) / sizeof(event_names[0]))
+
+API const char *lfp_verbs_event_str(enum ibv_event_type type)
+{
+	if ((unsigned)type < NKNOWN)
+		return event_names[type];
+	return "UNKNOWN_EVENT";
+}
+
+static const char *async_strerror(int prov_errno, const void *err_data)
+{
+	(void)err_data;
+	return lfp_verbs_event_str((enum ibv_event_type)prov_errno);
+}
+
+static int vasync_control(struct lfp_fid *fid, int command, void *arg)
+{
+	struct vasync *a = (struct vasync *)(void *)fid;
+
+	if (!arg)
+		return -EINVAL;
+	if (command == LFP_GETWAITOBJ) {
+		*(enum lfp_wait_obj *)arg = LFP_WAIT_FD;
+		return 0;
+	}
+	if (command != LFP_GETWAIT)
+		return -ENOSYS;
+	*(int *)arg = a->ctx->async_fd;
+	return 0;
+}
+
+/* 0 when the async fd has nothing to read (safe to poll it). */
+static int vasync_trywait(struct lfp_fid *fid)
+{
+	struct vasync *a = (struct vasync *)(void *)fid;
+	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
+	int pending, ret;
+
+	guard_enter(&a->callers);
+	/* Under the lock that progress writes it under (a data race
+	 * otherwise; make check SANITIZE=thread drives the two together). */
+	pthread_mutex_lock(&a->lock);
+	pending = a->have_pending;
+	pthread_mutex_unlock(&a->lock);
+	if (pending)
+		ret = -EAGAIN;
+	else
+		ret = poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
+	guard_leave(&a->callers);
+	return ret;
+}
+
+static int vasync_close_fid(struct lfp_fid *fid)
+{
+	return lfp_verbs_async_close((struct lfp_verbs_async *)(void *)fid);
+}
+
+static const struct lfp_fid_ops vasync_ops = {
+	vasync_close_fid, vasync_control, vasync_trywait, NULL, NULL, NULL
+};
+
+/*
+ * Move async events of ctx into eq.  The EQ must hold a struct
+ * lfp_verbs_async_entry per event (entry_size; -EMSGSIZE otherwise).
+ * Makes ctx's async fd non-blocking, for every user of the context.
+ */
+API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
+                             struct lfp_verbs_async **vap, void *context)
+{
+	struct vasync *a;
+	int ret;
+
+	if (!ctx || !eq || !vap || ctx->async_fd < 0)
+		return -EINVAL;
+	if (lfp_binding_check(&eq->fid))
+		return -EPROTO; /* built with other lfpoll headers */
+	if (eq->entry_size < sizeof(struct lfp_verbs_async_entry))
+		return -EMSGSIZE;
+	ret = set_nonblock(ctx->async_fd);
+	if (ret)
+		return ret;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	if (pthread_mutex_init(&a->lock, NULL)) {
+		free(a);
+		return -ENOMEM;
+	}
+	/* It joins no set: no member. */
+	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops,
+	                 NULL, 0);
+	a->ctx = ctx;
+	a->eq = eq;
+	/* lfp_eq_close is -EBUSY now; async events are named in strerror. */
+	(void)lfp_binding_eq_attach(eq, async_strerror);
+	*vap = &a->pub;
+	return 0;
+}
+
+/* Queue the held event into the EQ: 0, or -errno with the event still held. */
+static int deliver(struct vasync *a)
+{
+	struct lfp_eq_err_entry err;
+	ssize_t r;
+
+	if (a->pending_error) {
+		memset(&err, 0, sizeof(err));
+		err.fid = &a->pub.fid;
+		err.context = a->pub.fid.context;
+		err.err = a->pending.type == IBV_EVENT_DEVICE_FATAL ? ENODEV : EIO;
+		err.prov_errno = (int)a->pending.type;
+		err.err_data = &a->pending;
+		err.err_data_size = sizeof(a->pending);
+		r = lfp_eq_write_err(a->eq, &err);
+	} else {
+		r = lfp_eq_write(a->eq, LFP_VERBS_ASYNC, &a->pending,
+		                 sizeof(a->pending), 0);
+	}
+	if (r < 0)
+		return (int)r;
+	a->have_pending = 0;
+	return 0;
+}
+
+/*
+ * The held event: delivered (1), kept because the EQ is full with
+ * back-pressure (0), or dropped because the EQ overran (1: it is gone, and
+ * the overrun noted).  A DEVICE_FATAL that leaves marks the device gone.
+ * Lock held.
+ */
+static int flush_pending(struct vasync *a, int *moved)
+{
+	int ret = a->overrun ? -LFP_EOVERRUN : deliver(a);
+
+	if (ret == 0)
+		(*moved)++;
+	else if (ret == -LFP_EOVERRUN)
+		a->overrun = 1; /* final (lfp_eq(3)): acked, dropped */
+	else
+		return 0; /* -EAGAIN (back-pressure): held until there is room */
+	a->have_pending = 0;
+	if (a->pending.type == IBV_EVENT_DEVICE_FATAL)
+		a->gone = 1;
+	return 1;
+}
+
+static int vasync_progress(struct vasync *a)
+{
+	struct ibv_async_event ev;
+	struct pollfd pfd;
+	unsigned t;
+	int moved = 0, ret, was_overrun = a->overrun;
+
+	for (;;) {
+		/* A held event the EQ still refuses: keep it, read nothing
+		 * more (the fd holds the rest, in order, until there is room). */
+		if (a->have_pending && !flush_pending(a, &moved)) {
+			ret = 0;
+			break;
+		}
+		if (a->gone) {
+			ret = moved ? 0 : -ENODEV;
+			break;
+		}
+		pfd.fd = a->ctx->async_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
+			a->gone = 1;
+			continue;
+		}
+		errno = 0;
+		if (ibv_get_async_event(a->ctx, &ev)) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				ret = 0;
+				break;
+			}
+			/* EIO: disassociated.  errno 0: EOF or a short read,
+			 * which a live device never gives.  Gone either way. */
+			if (errno == EIO || errno == 0) {
+				a->gone = 1;
+				continue;
+			}
+			ret = neg_errno();
+			break;
+		}
+		memset(&a->pending, 0, sizeof(a->pending));
+		a->pending.fid = &a->pub.fid;
+		a->pending.context = a->pub.fid.context;
+		a->pending.type = ev.event_type;
+		t = (unsigned)ev.event_type;
+		switch (t < NKNOWN ? event_kind[t].elem : E_NONE) {
+		case E_CQ:   a->pending.element.cq = ev.element.cq; break;
+		case E_QP:   a->pending.element.qp = ev.element.qp; break;
+		case E_SRQ:  a->pending.element.srq = ev.element.srq; break;
+		case E_WQ:   a->pending.element.wq = ev.element.wq; break;
+		case E_PORT:
+		/* Unknown types too: libibverbs decodes their element as a
+		 * port number; pass it through, as the type is. */
+		default:     a->pending.element.port_num = ev.element.port_num; break;
+		}
+		a->pending_error = t < NKNOWN && event_kind[t].error;
+		a->have_pending = 1;
+		/* Copied: ack now, so the owner can destroy the object. */
+		ibv_ack_async_event(&ev);
+	}
+	/* The overrun is told once, by the call that met it; later calls
+	 * drain and ack, and return 0 (nothing can be moved) or -ENODEV. */
+	if (a->overrun && !was_overrun)
+		return -LFP_EOVERRUN;
+	return ret < 0 && moved == 0 ? ret : moved;
+}
+
+API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
+{
+	struct vasync *a = (struct vasync *)va;
+	int ret;
+
+	if (!a)
+		return -EINVAL;
+	guard_enter(&a->callers);
+	pthread_mutex_lock(&a->lock);
+	ret = vasync_progress(a);
+	pthread_mutex_unlock(&a->lock);
+	guard_leave(&a->callers);
+	return ret;
+}
+
+/*
+ * Close: -EBUSY while a thread is inside progress or trywait, and while the
+ * EQ still refuses an event that was read and acked (back-pressure): it is
+ * delivered here if the EQ has room, never dropped.
+ */
+API int lfp_verbs_async_close(struct lfp_verbs_async *va)
+{
+	struct vasync *a = (struct vasync *)va;
+	int moved = 0, held;
+
+	if (!a)
+		return -EINVAL;
+	/* Before the lock, which progress holds for its whole call. */
+	if (guard_busy(&a->callers))
+		return -EBUSY;
+	pthread_mutex_lock(&a->lock);
+	held = a->have_pending && !flush_pending(a, &moved);
+	pthread_mutex_unlock(&a->lock);
+	if (held)
+		return -EBUSY;
+	lfp_binding_eq_detach(a->eq);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * Private to liblfpoll_verbs, never installed: what the binding's files
+ * share.  chan.c keeps the channel records and the registry and credits
+ * the events it reads, mirror.c is an FD-mode CQ's own wait object, cq.c
+ * the trywait step, reads and close, cq_open.c the opens, cq_ex.c the
+ * extended CQ's poll, async.c the async events.  docs/verbs.md explains the
+ * protocols; the names with the lfp_verbs__ prefix are hidden symbols
+ * (-fvisibility=hidden), prefixed so that the static library cannot clash
+ * with a program's own names.
+ */
+#ifndef LFP_VERBS_PRIV_H
+#define LFP_VERBS_PRIV_H
+
+#include <lfpoll/verbs.h>
+#include <lfpoll/binding.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define API __attribute__((visibility("default")))
+
+#define STASH 64 /* completions found by trywait's polls, served first */
+
+/* A wait set watching a channel's fd for its CQs on it; memb_lock. */
+struct vset {
+	struct lfp_wait *ws;
+	unsigned users;            /* the set's binding CQs on the channel */
+	int in_set;                /* the fd was added to ws */
+	struct vset *next;
+};
+
+/* A channel in use by binding CQs; memb_lock. */
+struct vchan {
+	struct ibv_comp_channel *channel;
+	unsigned users;            /* binding CQs registered on the channel */
+	int orig_fl;               /* fd flags before the first user, or -1 */
+	struct vset *sets;         /* the wait sets that watch the fd */
+	struct vchan *next;
+};
+
+struct vcq;
+
+/* Poll up to n entries into dst: a count, or -errno.  Lock held. */
+typedef int (*vcq_poll_fn)(struct vcq *v, void *dst, int n);
+
+struct vcq {
+	struct lfp_verbs_cq pub;
+	struct ibv_cq *cq;         /* an extended CQ's too: the one events name */
+	struct ibv_cq_ex *cqx;     /* an extended CQ, or NULL */
+	uint64_t wc_flags;         /* an extended CQ's fields to read */
+	vcq_poll_fn poll;          /* ibv_poll_cq, or start/next/end_poll */
+	size_t esz;                /* entry: struct ibv_wc or lfp_verbs_wc_ex */
+	struct ibv_comp_channel *channel;
+	unsigned ack_batch;
+	int solicited_only;
+	enum lfp_wait_obj wait_obj;
+	struct lfp_wait *wait_set;
+	struct lfp_binding_member member; /* wait sets and poll sets */
+	pthread_mutex_t lock;
+	unsigned char *stash;      /* STASH entries of esz bytes */
+	unsigned stash_head, stash_len;
+	unsigned unacked;          /* channel events read for this CQ, not acked */
+	/* Written by other CQs that read an event naming this one. */
+	_Atomic uint32_t foreign;  /* events read for us by others, not yet counted */
+	_Atomic uint32_t armed;    /* an arm is outstanding (no event read since) */
+	int err;                   /* a channel read failed (device gone): reads report it */
+	_Atomic uint32_t callers;  /* threads inside read, sread, trywait */
+	int evfd;                  /* FD mode: written when credited, else -1 */
+	_Atomic uint32_t posts;    /* evfd writes announced, not yet read back */
+	int epfd;                  /* FD mode: the mirror (channel fd, evfd), else -1 */
+	struct vchan *chan;        /* memb_lock */
+	struct vset *vs;           /* memb_lock; the set's record, or NULL */
+	struct vcq *next;          /* registry */
+};
+
+static inline struct vcq *to_vcq(struct lfp_fid *fid)
+{
+	return (struct vcq *)(void *)fid;
+}
+
+/* libibverbs' "-1 and errno, errno possibly 0" convention as -errno. */
+static inline int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/*
+ * The close guard: every call but close runs between enter and leave on
+ * its object's count of callers, and close is -EBUSY while the count is
+ * not 0 (the misuse it can see: a thread still inside a call).
+ */
+static inline void guard_enter(_Atomic uint32_t *callers)
+{
+	(void)atomic_fetch_add(callers, 1);
+}
+
+static inline void guard_leave(_Atomic uint32_t *callers)
+{
+	(void)atomic_fetch_sub(callers, 1);
+}
+
+static inline int guard_busy(_Atomic uint32_t *callers)
+{
+	return atomic_load(callers) != 0;
+}
+
+/* chan.c: the channel records, the registry, and crediting. */
+int lfp_verbs__register(struct vcq *v);
+int lfp_verbs__join_set(struct vcq *v);
+void lfp_verbs__unregister(struct vcq *v, int failed);
+int lfp_verbs__drain_channel(struct vcq *v);
+void lfp_verbs__ack_events(struct vcq *v, int force);
+
+/* mirror.c: an FD-mode CQ's own wait object. */
+int lfp_verbs__mirror_open(struct vcq *v);
+void lfp_verbs__mirror_close(struct vcq *v);
+void lfp_verbs__mirror_post(struct vcq *v);
+int lfp_verbs__mirror_clear(struct vcq *v);
+
+/* cq.c: the trywait step and the reads, for both kinds of CQ. */
+int lfp_verbs__poll_plain(struct vcq *v, void *dst, int n);
+extern const struct lfp_fid_ops lfp_verbs__cq_ops;
+int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex);
+int lfp_verbs__cq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n,
+                            int timeout, int ex);
+
+/* cq_open.c: both opens. */
+int lfp_verbs__cq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
+                       struct ibv_comp_channel *channel,
+                       const struct lfp_verbs_cq_attr *attr,
+                       struct lfp_verbs_cq **vcqp, void *context);
+
+/* cq_ex.c: an extended CQ's poll. */
+int lfp_verbs__poll_ex(struct vcq *v, void *dst, int n);
+
+#endif /* LFP_VERBS_PRIV_H */
