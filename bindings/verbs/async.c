@@ -92,9 +92,10 @@ static int vasync_trywait(struct lfp_fid *fid)
 {
 	struct vasync *a = (struct vasync *)(void *)fid;
 	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
+	struct guard g;
 	int pending, ret;
 
-	guard_enter(&a->callers);
+	guard_enter(&g, &a->callers);
 	/* Under the lock that progress writes it under (a data race
 	 * otherwise; make check SANITIZE=thread drives the two together). */
 	pthread_mutex_lock(&a->lock);
@@ -104,7 +105,7 @@ static int vasync_trywait(struct lfp_fid *fid)
 		ret = -EAGAIN;
 	else
 		ret = poll(&pfd, 1, 0) > 0 ? -EAGAIN : 0;
-	guard_leave(&a->callers);
+	guard_leave(&g);
 	return ret;
 }
 
@@ -274,15 +275,16 @@ static int vasync_progress(struct vasync *a)
 API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 {
 	struct vasync *a = (struct vasync *)va;
+	struct guard g;
 	int ret;
 
 	if (!a)
 		return -EINVAL;
-	guard_enter(&a->callers);
+	guard_enter(&g, &a->callers);
 	pthread_mutex_lock(&a->lock);
 	ret = vasync_progress(a);
 	pthread_mutex_unlock(&a->lock);
-	guard_leave(&a->callers);
+	guard_leave(&g);
 	return ret;
 }
 
@@ -294,16 +296,18 @@ API int lfp_verbs_async_progress(struct lfp_verbs_async *va)
 API int lfp_verbs_async_close(struct lfp_verbs_async *va)
 {
 	struct vasync *a = (struct vasync *)va;
-	int moved = 0, held;
+	int moved = 0, held, cancel;
 
 	if (!a)
 		return -EINVAL;
 	/* Before the lock, which progress holds for its whole call. */
 	if (guard_busy(&a->callers))
 		return -EBUSY;
+	cancel = cancel_off(); /* the EQ write may wake its waiters */
 	pthread_mutex_lock(&a->lock);
 	held = a->have_pending && !flush_pending(a, &moved);
 	pthread_mutex_unlock(&a->lock);
+	cancel_restore(cancel);
 	if (held)
 		return -EBUSY;
 	lfp_binding_eq_detach(a->eq);

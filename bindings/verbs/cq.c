@@ -116,11 +116,12 @@ static int vcq_trywait(struct lfp_fid *fid)
 {
 	struct vcq *v = to_vcq(fid);
 	struct lfp_fid *set;
+	struct guard g;
 	int ret;
 
 	if (v->wait_obj == LFP_WAIT_NONE)
 		return -EINVAL;
-	guard_enter(&v->callers);
+	guard_enter(&g, &v->callers);
 	if (v->wait_set) {
 		set = &v->wait_set->fid;
 		ret = lfp_trywait(&set, 1); /* re-checks every member */
@@ -129,7 +130,7 @@ static int vcq_trywait(struct lfp_fid *fid)
 		ret = vcq_trywait_locked(v);
 		pthread_mutex_unlock(&v->lock);
 	}
-	guard_leave(&v->callers);
+	guard_leave(&g);
 	return ret;
 }
 
@@ -141,11 +142,12 @@ static int vcq_trywait(struct lfp_fid *fid)
 static int vcq_ready(struct lfp_fid *fid)
 {
 	struct vcq *v = to_vcq(fid);
-	int ret;
+	int ret, cancel = cancel_off(); /* the set's call may be a sleeping one */
 
 	pthread_mutex_lock(&v->lock);
 	ret = vcq_trywait_locked(v);
 	pthread_mutex_unlock(&v->lock);
+	cancel_restore(cancel);
 	return ret != 0;
 }
 
@@ -225,13 +227,14 @@ static int vcq_read(struct vcq *v, void *out, int n)
 int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex)
 {
 	struct vcq *v = (struct vcq *)vcq;
+	struct guard g;
 	int ret;
 
 	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
 		return -EINVAL;
-	guard_enter(&v->callers);
+	guard_enter(&g, &v->callers);
 	ret = vcq_read(v, out, n);
-	guard_leave(&v->callers);
+	guard_leave(&g);
 	return ret;
 }
 
@@ -241,10 +244,11 @@ API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 }
 
 /*
- * Blocking read: timeout in ms (< 0 infinite).  -EAGAIN on timeout;
- * -ENOSYS for NONE and SET (wait on the set instead).
+ * Blocking read, in guard g: timeout in ms (< 0 infinite).  -EAGAIN on
+ * timeout.  Its sleep is its only cancellation point, reached only after a
+ * trywait step found nothing.
  */
-static int vcq_sread(struct vcq *v, void *out, int n, int timeout)
+static int vcq_sread(struct vcq *v, struct guard *g, void *out, int n, int timeout)
 {
 	struct pollfd pfd[2];
 	int64_t deadline;
@@ -274,9 +278,9 @@ static int vcq_sread(struct vcq *v, void *out, int n, int timeout)
 		pfd[1].fd = v->evfd;
 		pfd[0].events = pfd[1].events = POLLIN;
 		pfd[0].revents = pfd[1].revents = 0;
-		ret = poll(pfd, 2, lfp_binding_ms_left(deadline));
-		if (ret < 0 && errno != EINTR)
-			return neg_errno();
+		ret = lfp_verbs__sleep(g, pfd, 2, lfp_binding_ms_left(deadline));
+		if (ret < 0 && ret != -EINTR)
+			return ret;
 		if (pfd[0].revents & (POLLERR | POLLNVAL))
 			return -EIO; /* the device is gone */
 		if (ret == 0 && lfp_binding_expired(deadline))
@@ -288,16 +292,17 @@ int lfp_verbs__cq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n,
                             int timeout, int ex)
 {
 	struct vcq *v = (struct vcq *)vcq;
+	struct guard g;
 	int ret;
 
 	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
 		return -EINVAL;
 	if (v->wait_obj != LFP_WAIT_FD)
-		return -ENOSYS;
+		return -ENOSYS; /* NONE; SET: wait on the set instead */
 	/* Counted for the whole call, sleep included: close sees it. */
-	guard_enter(&v->callers);
-	ret = vcq_sread(v, out, n, timeout);
-	guard_leave(&v->callers);
+	guard_enter(&g, &v->callers);
+	ret = vcq_sread(v, &g, out, n, timeout);
+	guard_leave(&g);
 	return ret;
 }
 

@@ -69,14 +69,11 @@ static struct vcq *vcq_new(struct ibv_cq *cq, struct ibv_cq_ex *cqx,
 	return v;
 }
 
-/*
- * Both opens: cq is the plain CQ, or the extended CQ cqx seen as one
- * (ibv_cq_ex_to_cq), which is what its channel's events name.
- */
-int lfp_verbs__cq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
-                       struct ibv_comp_channel *channel,
-                       const struct lfp_verbs_cq_attr *attr,
-                       struct lfp_verbs_cq **vcqp, void *context)
+/* Both opens, with cancellation off (an arm may write a command fd). */
+static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
+                    struct ibv_comp_channel *channel,
+                    const struct lfp_verbs_cq_attr *attr,
+                    struct lfp_verbs_cq **vcqp, void *context)
 {
 	struct lfp_verbs_cq_attr a;
 	struct vcq *v;
@@ -133,11 +130,45 @@ fail:
 	return ret;
 }
 
+/*
+ * Both opens: cq is the plain CQ, or the extended CQ cqx seen as one
+ * (ibv_cq_ex_to_cq), which is what its channel's events name.
+ */
+int lfp_verbs__cq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
+                       struct ibv_comp_channel *channel,
+                       const struct lfp_verbs_cq_attr *attr,
+                       struct lfp_verbs_cq **vcqp, void *context)
+{
+	int cancel = cancel_off(), ret;
+
+	ret = vcq_open(cq, cqx, wc_flags, channel, attr, vcqp, context);
+	cancel_restore(cancel);
+	return ret;
+}
+
 API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
                           const struct lfp_verbs_cq_attr *attr,
                           struct lfp_verbs_cq **vcqp, void *context)
 {
 	return lfp_verbs__cq_open(cq, NULL, 0, channel, attr, vcqp, context);
+}
+
+/* Close, with cancellation off: it reads the channel and closes fds. */
+static int vcq_close(struct vcq *v)
+{
+	int busy;
+
+	if (lfp_binding_in_poll_set(&v->member))
+		return -EBUSY;
+	pthread_mutex_lock(&v->lock);
+	busy = guard_busy(&v->callers);
+	pthread_mutex_unlock(&v->lock);
+	if (busy)
+		return -EBUSY;
+	lfp_verbs__unregister(v, 0);
+	/* Unregistered: no credit posts to the mirror any more. */
+	vcq_free(v);
+	return 0;
 }
 
 /*
@@ -150,20 +181,12 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
  */
 API int lfp_verbs_cq_close(struct lfp_verbs_cq *vcq)
 {
-	struct vcq *v = (struct vcq *)vcq;
-	int busy;
+	int ret, cancel;
 
-	if (!v)
+	if (!vcq)
 		return -EINVAL;
-	if (lfp_binding_in_poll_set(&v->member))
-		return -EBUSY;
-	pthread_mutex_lock(&v->lock);
-	busy = guard_busy(&v->callers);
-	pthread_mutex_unlock(&v->lock);
-	if (busy)
-		return -EBUSY;
-	lfp_verbs__unregister(v, 0);
-	/* Unregistered: no credit posts to the mirror any more. */
-	vcq_free(v);
-	return 0;
+	cancel = cancel_off();
+	ret = vcq_close((struct vcq *)vcq);
+	cancel_restore(cancel);
+	return ret;
 }

@@ -86,24 +86,66 @@ static inline int neg_errno(void)
 }
 
 /*
- * The close guard: every call but close runs between enter and leave on
- * its object's count of callers, and close is -EBUSY while the count is
- * not 0 (the misuse it can see: a thread still inside a call).
+ * Cancellation (docs/verbs.md, "Cancellation"): the blocking calls are
+ * cancellation points only while asleep.  Every other step runs with
+ * cancellation disabled, so that a pending request is not acted on inside
+ * the system calls the binding makes (channel, async fd and eventfd reads
+ * and writes, a poll that does not sleep, close), nor inside the
+ * libibverbs calls that make them, with a lock held or a count raised.
  */
-static inline void guard_enter(_Atomic uint32_t *callers)
+static inline int cancel_off(void)
 {
+	int old;
+
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void cancel_restore(int old)
+{
+	int ignored;
+
+	(void)pthread_setcancelstate(old, &ignored);
+}
+
+/*
+ * The close guard: every call but close runs between guard_enter and
+ * guard_leave on its object's count of callers, and close is -EBUSY while
+ * the count is not 0 (the misuse it can see: a thread still inside a
+ * call).  The guard also holds the caller's cancel state, off for the call
+ * and back on only in lfp_verbs__sleep, whose cleanup handler leaves the
+ * guard if the thread is cancelled there.
+ */
+struct guard {
+	_Atomic uint32_t *callers;
+	int cancel;                /* the caller's cancel state */
+};
+
+static inline void guard_enter(struct guard *g, _Atomic uint32_t *callers)
+{
+	g->cancel = cancel_off();
+	g->callers = callers;
+	/* Sequentially consistent, as guard_busy's load: close sees every
+	 * call that entered before its look in the single total order; one
+	 * that enters after it is the misuse close cannot catch. */
 	(void)atomic_fetch_add(callers, 1);
 }
 
-static inline void guard_leave(_Atomic uint32_t *callers)
+static inline void guard_leave(struct guard *g)
 {
-	(void)atomic_fetch_sub(callers, 1);
+	(void)atomic_fetch_sub(g->callers, 1); /* as guard_enter */
+	cancel_restore(g->cancel);
 }
 
 static inline int guard_busy(_Atomic uint32_t *callers)
 {
-	return atomic_load(callers) != 0;
+	return atomic_load(callers) != 0; /* pairs with guard_enter */
 }
+
+struct pollfd;
+
+/* guard.c: poll(2) as the only cancellation point of a call in g. */
+int lfp_verbs__sleep(struct guard *g, struct pollfd *pfd, unsigned nfds, int ms);
 
 /* chan.c: the channel records, the registry, and crediting. */
 int lfp_verbs__register(struct vcq *v);
