@@ -20,7 +20,6 @@ struct vasync {
 	int gone;                  /* device fatal or EIO: reading has stopped */
 	int have_pending;          /* an event read but not yet accepted by the EQ */
 	struct lfp_verbs_async_entry pending;
-	int pending_error;
 	int overrun;               /* the EQ overran: events are acked, dropped */
 	int overrun_told;          /* -LFP_EOVERRUN was returned once */
 	_Atomic uint32_t callers;  /* threads inside progress and trywait */
@@ -63,12 +62,6 @@ API const char *lfp_verbs_event_str(enum ibv_event_type type)
 	if ((unsigned)type < NKNOWN)
 		return event_names[type];
 	return "UNKNOWN_EVENT";
-}
-
-static const char *async_strerror(int prov_errno, const void *err_data)
-{
-	(void)err_data;
-	return lfp_verbs_event_str((enum ibv_event_type)prov_errno);
 }
 
 static int vasync_control(struct lfp_fid *fid, int command, void *arg)
@@ -150,31 +143,24 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 	                 NULL, 0);
 	a->ctx = ctx;
 	a->eq = eq;
-	/* lfp_eq_close is -EBUSY now; async events are named in strerror. */
-	(void)lfp_binding_eq_attach(eq, async_strerror);
+	/* lfp_eq_close is -EBUSY now.  The binding writes no error entry,
+	 * so it names no provider error. */
+	(void)lfp_binding_eq_attach(eq, NULL);
 	*vap = &a->pub;
 	return 0;
 }
 
-/* Queue the held event into the EQ: 0, or -errno with the event still held. */
+/*
+ * Queue the held event into the EQ: 0, or -errno with the event still held.
+ * Every class goes through the EQ's one event queue, so the EQ's FIFO keeps
+ * the device's order across classes; the entry's err tells the classes
+ * apart.
+ */
 static int deliver(struct vasync *a)
 {
-	struct lfp_eq_err_entry err;
-	ssize_t r;
+	ssize_t r = lfp_eq_write(a->eq, LFP_VERBS_ASYNC, &a->pending,
+	                         sizeof(a->pending), 0);
 
-	if (a->pending_error) {
-		memset(&err, 0, sizeof(err));
-		err.fid = &a->pub.fid;
-		err.context = a->pub.fid.context;
-		err.err = a->pending.type == IBV_EVENT_DEVICE_FATAL ? ENODEV : EIO;
-		err.prov_errno = (int)a->pending.type;
-		err.err_data = &a->pending;
-		err.err_data_size = sizeof(a->pending);
-		r = lfp_eq_write_err(a->eq, &err);
-	} else {
-		r = lfp_eq_write(a->eq, LFP_VERBS_ASYNC, &a->pending,
-		                 sizeof(a->pending), 0);
-	}
 	if (r < 0)
 		return (int)r;
 	a->have_pending = 0;
@@ -203,11 +189,80 @@ static int flush_pending(struct vasync *a, int *moved)
 	return 1;
 }
 
+/* The class of event type t: 0 for info, else its err (lfp_verbs(3)). */
+static int event_err(unsigned t)
+{
+	if (t >= NKNOWN || !event_kind[t].error)
+		return 0;
+	return t == IBV_EVENT_DEVICE_FATAL ? ENODEV : EIO;
+}
+
+/* Copy ev into the held entry, element decoded by type, then ack it. */
+static void hold(struct vasync *a, struct ibv_async_event *ev)
+{
+	unsigned t = (unsigned)ev->event_type;
+
+	memset(&a->pending, 0, sizeof(a->pending));
+	a->pending.fid = &a->pub.fid;
+	a->pending.context = a->pub.fid.context;
+	a->pending.type = ev->event_type;
+	a->pending.err = event_err(t);
+	switch (t < NKNOWN ? event_kind[t].elem : E_NONE) {
+	case E_CQ:   a->pending.element.cq = ev->element.cq; break;
+	case E_QP:   a->pending.element.qp = ev->element.qp; break;
+	case E_SRQ:  a->pending.element.srq = ev->element.srq; break;
+	case E_WQ:   a->pending.element.wq = ev->element.wq; break;
+	case E_PORT:
+	/* Unknown types too: libibverbs decodes their element as a port
+	 * number; pass it through, as the type is. */
+	default:     a->pending.element.port_num = ev->element.port_num; break;
+	}
+	a->have_pending = 1;
+	/* Copied: ack now, so the owner can destroy the object. */
+	ibv_ack_async_event(ev);
+}
+
+/*
+ * Read the next event of the async fd into the held entry: 1, 0 when
+ * there is none now, or -errno.  A device that is gone (POLLERR, EIO, end
+ * of file) is marked so, and 1 returned: the caller's loop sees it.
+ * Lock held.
+ */
+static int read_event(struct vasync *a)
+{
+	struct pollfd pfd = { a->ctx->async_fd, POLLIN, 0 };
+	struct ibv_async_event ev;
+
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
+		a->gone = 1;
+		return 1;
+	}
+	for (;;) {
+		errno = 0;
+		if (!ibv_get_async_event(a->ctx, &ev)) {
+			hold(a, &ev);
+			return 1;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		/* EIO: disassociated.  errno 0: EOF or a short read, which a
+		 * live device never gives.  Gone either way. */
+		if (errno == EIO || errno == 0) {
+			a->gone = 1;
+			return 1;
+		}
+		return neg_errno();
+	}
+}
+
+/*
+ * Move every event the async fd holds into the EQ, in the device's order:
+ * the count moved, or -errno; lock held.
+ */
 static int vasync_progress(struct vasync *a)
 {
-	struct ibv_async_event ev;
-	struct pollfd pfd;
-	unsigned t;
 	int moved = 0, ret, was_overrun = a->overrun;
 
 	for (;;) {
@@ -221,49 +276,9 @@ static int vasync_progress(struct vasync *a)
 			ret = moved ? 0 : -ENODEV;
 			break;
 		}
-		pfd.fd = a->ctx->async_fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
-			a->gone = 1;
-			continue;
-		}
-		errno = 0;
-		if (ibv_get_async_event(a->ctx, &ev)) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				ret = 0;
-				break;
-			}
-			/* EIO: disassociated.  errno 0: EOF or a short read,
-			 * which a live device never gives.  Gone either way. */
-			if (errno == EIO || errno == 0) {
-				a->gone = 1;
-				continue;
-			}
-			ret = neg_errno();
+		ret = read_event(a);
+		if (ret <= 0)
 			break;
-		}
-		memset(&a->pending, 0, sizeof(a->pending));
-		a->pending.fid = &a->pub.fid;
-		a->pending.context = a->pub.fid.context;
-		a->pending.type = ev.event_type;
-		t = (unsigned)ev.event_type;
-		switch (t < NKNOWN ? event_kind[t].elem : E_NONE) {
-		case E_CQ:   a->pending.element.cq = ev.element.cq; break;
-		case E_QP:   a->pending.element.qp = ev.element.qp; break;
-		case E_SRQ:  a->pending.element.srq = ev.element.srq; break;
-		case E_WQ:   a->pending.element.wq = ev.element.wq; break;
-		case E_PORT:
-		/* Unknown types too: libibverbs decodes their element as a
-		 * port number; pass it through, as the type is. */
-		default:     a->pending.element.port_num = ev.element.port_num; break;
-		}
-		a->pending_error = t < NKNOWN && event_kind[t].error;
-		a->have_pending = 1;
-		/* Copied: ack now, so the owner can destroy the object. */
-		ibv_ack_async_event(&ev);
 	}
 	/* The overrun is told once, by the call that met it; later calls
 	 * drain and ack, and return 0 (nothing can be moved) or -ENODEV. */

@@ -10,7 +10,8 @@
  * FD-mode CQ's LFP_GETWAIT fd is its own.  An extended CQ (ibv_cq_ex) is
  * served the same way and read into struct lfp_verbs_wc_ex, with the fields
  * asked for at its creation.  A verbs async object moves the
- * device's async events into an lfpoll EQ.
+ * device's async events into an lfpoll EQ, all as EQ events in the order
+ * the device sent them, the error class marked in each entry.
  *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
  * given: the caller destroys them after the binding's close.  Every call
@@ -34,7 +35,7 @@ extern "C" {
 #define LFP_CLASS_VERBS_ASYNC (LFP_CLASS_BINDING + 2)
 #define LFP_CLASS_VERBS_CQ_EX (LFP_CLASS_BINDING + 3)
 
-/* EQ event code of an async event (payload: struct lfp_verbs_async_entry). */
+/* EQ event code of every async event (payload: struct lfp_verbs_async_entry). */
 #define LFP_VERBS_ASYNC       (LFP_EVENT_USER - 1)
 
 /* Channel events read before they are acked, when ack_batch is 0. */
@@ -86,10 +87,17 @@ struct lfp_verbs_wc_ex {
 	struct ibv_wc_tm_info tm_info;      /* TM_INFO */
 };
 
+/*
+ * One async event, the payload of an EQ event LFP_VERBS_ASYNC.  Every
+ * event is one, in the order the device sent them; err gives the class:
+ * 0 for an info event, EIO for an error-class event, ENODEV for
+ * DEVICE_FATAL.
+ */
 struct lfp_verbs_async_entry {
 	struct lfp_fid *fid;         /* the async object's */
 	void *context;               /* the async object's context */
 	enum ibv_event_type type;
+	int err;                     /* 0: info; EIO: error class; ENODEV: DEVICE_FATAL */
 	union {
 		struct ibv_cq *cq;
 		struct ibv_qp *qp;
