@@ -358,3 +358,301 @@ Test(verbs_order, device_fatal_comes_after_what_preceded_it_and_ends_the_reading
 	expect_order(sent, 4, got, have);
 	orig_down(&o);
 }
+
+/* ------------------------------------------------ lfp_verbs_async_sread */
+
+TestSuite(verbs_async_sread, .init = need_fake, .timeout = 60);
+
+static void expect_sread(struct orig *o, int type, int port, int timeout)
+{
+	struct lfp_verbs_async_entry e;
+	uint32_t code = 0;
+	ssize_t r;
+
+	memset(&e, 0, sizeof(e));
+	r = lfp_verbs_async_sread(o->va, &code, &e, sizeof(e), timeout, 0);
+	cr_assert_eq(r, (ssize_t)sizeof(e), "sread %zd, want %s", r,
+		     lfp_verbs_event_str((enum ibv_event_type)type));
+	cr_assert_eq(code, LFP_VERBS_ASYNC);
+	cr_assert_eq((int)e.type, type, "%s, want %s", lfp_verbs_event_str(e.type),
+		     lfp_verbs_event_str((enum ibv_event_type)type));
+	cr_assert_eq(e.element.port_num, port);
+	cr_assert_eq(e.err, class_of(type));
+}
+
+Test(verbs_async_sread, arguments_and_an_eq_without_an_fd)
+{
+	struct lfp_eq_attr none = { .wait_obj = LFP_WAIT_NONE };
+	struct lfp_verbs_async *va;
+	struct lfp_verbs_async_entry e;
+	struct lfp_eq *eq;
+	uint32_t code;
+	struct orig o;
+
+	orig_up(&o, 16, 0);
+	cr_assert_eq(lfp_verbs_async_sread(NULL, &code, &e, sizeof(e), 0, 0), -EINVAL);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, NULL, &e, sizeof(e), 0, 0), -EINVAL);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, NULL, sizeof(e), 0, 0), -EINVAL);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 0, 2), -EINVAL,
+		     "an unknown flag");
+	orig_down(&o);
+
+	/* An EQ with no wait object of its own has nothing to sleep on. */
+	o.ctx = vf_ctx_create();
+	cr_assert_eq(lfp_eq_open(&none, &eq, NULL), 0);
+	cr_assert_eq(lfp_verbs_async_open(o.ctx, eq, &va, NULL), 0);
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(lfp_verbs_async_sread(va, &code, &e, sizeof(e), 0, 0), -ENOSYS);
+	cr_assert_eq(lfp_verbs_async_progress(va), 1, "the event is still there");
+	cr_assert_eq(lfp_verbs_async_close(va), 0);
+	cr_assert_eq(lfp_eq_close(eq), 0);
+	finish(o.ctx);
+}
+
+Test(verbs_async_sread, the_timeout_is_kept)
+{
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	struct orig o;
+	long t0, dt;
+
+	orig_up(&o, 16, 0);
+	t0 = now_ms();
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 0, 0), -EAGAIN);
+	cr_assert_lt(now_ms() - t0, 1000, "timeout 0 does not block");
+	t0 = now_ms();
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 80, 0), -EAGAIN);
+	dt = now_ms() - t0;
+	cr_assert_geq(dt, 80, "returned after %ld ms of an 80 ms timeout", dt);
+	orig_down(&o);
+}
+
+Test(verbs_async_sread, reads_queued_events_in_device_order_and_peeks)
+{
+	static const int seq[] = {
+		IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR, IBV_EVENT_LID_CHANGE,
+		IBV_EVENT_PORT_ERR, IBV_EVENT_PORT_ACTIVE,
+	};
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	struct orig o;
+	int i;
+
+	orig_up(&o, 16, 0);
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_SM_CHANGE, 3), 0);
+	cr_assert_eq(lfp_verbs_async_progress(o.va), 1, "one already in the EQ");
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(vf_async_push(o.ctx, (enum ibv_event_type)seq[i], 1 + i), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 0, LFP_PEEK),
+		     (ssize_t)sizeof(e));
+	cr_assert_eq(e.type, IBV_EVENT_SM_CHANGE, "a peek shows the head");
+	expect_sread(&o, IBV_EVENT_SM_CHANGE, 3, 0);
+	for (i = 0; i < 5; i++)
+		expect_sread(&o, seq[i], 1 + i, i % 2 ? 0 : -1);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 0, 0), -EAGAIN);
+	orig_down(&o);
+}
+
+struct later {
+	struct orig *o;
+	int delay_ms;
+	int app;                     /* write to the EQ instead of the device */
+};
+
+static void *later_main(void *arg)
+{
+	struct later *l = arg;
+
+	usleep((useconds_t)l->delay_ms * 1000);
+	if (l->app)
+		return (void *)(intptr_t)lfp_eq_write(l->o->eq, LFP_EVENT_USER, "x", 1, 0);
+	return (void *)(intptr_t)vf_async_push(l->o->ctx, IBV_EVENT_PORT_ERR, 2);
+}
+
+Test(verbs_async_sread, wakes_for_an_event_the_device_sends_while_it_sleeps)
+{
+	struct later l;
+	pthread_t t;
+	struct orig o;
+	void *ret;
+
+	orig_up(&o, 16, 0);
+	l.o = &o;
+	l.delay_ms = 100;
+	l.app = 0;
+	cr_assert_eq(pthread_create(&t, NULL, later_main, &l), 0);
+	/* No timeout: only the event can end it (else the suite's timeout). */
+	expect_sread(&o, IBV_EVENT_PORT_ERR, 2, -1);
+	cr_assert_eq(pthread_join(t, &ret), 0);
+	cr_assert_null(ret);
+	orig_down(&o);
+}
+
+Test(verbs_async_sread, wakes_for_an_event_another_thread_writes_to_the_eq)
+{
+	char buf[sizeof(struct lfp_verbs_async_entry)];
+	struct later l;
+	uint32_t code;
+	pthread_t t;
+	struct orig o;
+	void *ret;
+
+	orig_up(&o, 16, 0);
+	l.o = &o;
+	l.delay_ms = 100;
+	l.app = 1;
+	cr_assert_eq(pthread_create(&t, NULL, later_main, &l), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, buf, sizeof(buf), -1, 0), 1);
+	cr_assert_eq(code, LFP_EVENT_USER);
+	cr_assert_eq(pthread_join(t, &ret), 0);
+	cr_assert_eq((intptr_t)ret, 1);
+	orig_down(&o);
+}
+
+/* Several readers, one device: each event read once, each reader in order. */
+#define READERS 4
+#define EVENTS 400
+
+struct sreader {
+	struct orig *o;
+	int got[EVENTS];
+	int n;
+	int ret;
+};
+
+static void *sreader_main(void *arg)
+{
+	struct sreader *r = arg;
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	ssize_t n;
+
+	for (;;) {
+		n = lfp_verbs_async_sread(r->o->va, &code, &e, sizeof(e), 10000, 0);
+		if (n != (ssize_t)sizeof(e)) {
+			r->ret = (int)n;
+			return NULL;
+		}
+		if (e.type == IBV_EVENT_SM_CHANGE)
+			return NULL; /* one stop event per reader */
+		r->got[r->n++] = e.element.port_num;
+	}
+}
+
+Test(verbs_async_sread, several_readers_each_get_distinct_events)
+{
+	static struct sreader rd[READERS];
+	static unsigned char seen[EVENTS + 1];
+	pthread_t t[READERS];
+	struct orig o;
+	int i, k;
+
+	orig_up(&o, 64, LFP_EQ_BACKPRESSURE);
+	memset(rd, 0, sizeof(rd));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < READERS; i++) {
+		rd[i].o = &o;
+		cr_assert_eq(pthread_create(&t[i], NULL, sreader_main, &rd[i]), 0);
+	}
+	for (k = 1; k <= EVENTS; k++) {
+		cr_assert_eq(vf_async_push(o.ctx, k % 3 ? IBV_EVENT_PORT_ACTIVE :
+					   IBV_EVENT_PORT_ERR, (uint64_t)k), 0);
+		if (k % 16 == 0)
+			usleep(200); /* let the readers sleep now and then */
+	}
+	for (i = 0; i < READERS; i++)
+		cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_SM_CHANGE, 0), 0);
+	for (i = 0; i < READERS; i++) {
+		cr_assert_eq(pthread_join(t[i], NULL), 0);
+		cr_assert_eq(rd[i].ret, 0, "reader %d: sread %d", i, rd[i].ret);
+		for (k = 0; k < rd[i].n; k++) {
+			cr_assert(rd[i].got[k] >= 1 && rd[i].got[k] <= EVENTS);
+			cr_assert_eq(seen[rd[i].got[k]]++, 0, "event %d read twice",
+				     rd[i].got[k]);
+			if (k)
+				cr_assert_gt(rd[i].got[k], rd[i].got[k - 1],
+					     "reader %d read %d after %d", i,
+					     rd[i].got[k], rd[i].got[k - 1]);
+		}
+	}
+	for (k = 1; k <= EVENTS; k++)
+		cr_assert_eq(seen[k], 1, "event %d lost", k);
+	orig_down(&o);
+}
+
+Test(verbs_async_sread, a_full_backpressure_eq_delivers_the_held_event)
+{
+	struct orig o;
+	int i;
+
+	orig_up(&o, 2, LFP_EQ_BACKPRESSURE);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(vf_async_push(o.ctx, i % 2 ? IBV_EVENT_PORT_ERR :
+					   IBV_EVENT_PORT_ACTIVE, (uint64_t)i), 0);
+	cr_assert_eq(lfp_verbs_async_progress(o.va), 2, "full, one held");
+	for (i = 0; i < 6; i++)
+		expect_sread(&o, i % 2 ? IBV_EVENT_PORT_ERR : IBV_EVENT_PORT_ACTIVE, i, 0);
+	orig_down(&o);
+}
+
+Test(verbs_async_sread, an_overrun_eq_gives_its_events_then_eavail_and_the_fd_is_drained)
+{
+	struct lfp_verbs_async_entry e;
+	struct lfp_eq_err_entry err;
+	uint32_t code;
+	struct orig o;
+	int i;
+
+	orig_up(&o, 2, 0);
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_PORT_ACTIVE, (uint64_t)i), 0);
+	expect_sread(&o, IBV_EVENT_PORT_ACTIVE, 0, -1);
+	expect_sread(&o, IBV_EVENT_PORT_ACTIVE, 1, -1);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0), -LFP_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(lfp_eq_readerr(o.eq, &err, 0), (ssize_t)sizeof(err));
+	cr_assert_eq(err.err, LFP_EOVERRUN);
+	/* Later events are still read and acked, never left in the fd. */
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_QP_FATAL, VF_ELEM(o.qp)), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0), -LFP_EAVAIL);
+	cr_assert_eq(vf_fd_pending(o.ctx->async_fd), 0, "the async fd was drained");
+	orig_down(&o); /* the QP's event was acked: its destroy does not wait */
+}
+
+static void *gone_later(void *arg)
+{
+	struct orig *o = arg;
+
+	usleep(100000);
+	vf_ctx_device_gone(o->ctx, 0);
+	return NULL;
+}
+
+Test(verbs_async_sread, device_loss_gives_the_queued_events_then_enodev_and_wakes_a_sleeper)
+{
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	pthread_t t;
+	struct orig o;
+
+	orig_up(&o, 16, 0);
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_QP_FATAL, VF_ELEM(o.qp)), 0);
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_DEVICE_FATAL, 0), 0);
+	cr_assert_eq(vf_async_push(o.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0),
+		     (ssize_t)sizeof(e));
+	cr_assert_eq(e.type, IBV_EVENT_QP_FATAL);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0),
+		     (ssize_t)sizeof(e));
+	cr_assert_eq(e.type, IBV_EVENT_DEVICE_FATAL);
+	cr_assert_eq(e.err, ENODEV);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0), -ENODEV);
+	orig_down(&o);
+
+	/* A sleeper is woken by the loss. */
+	orig_up(&o, 16, 0);
+	cr_assert_eq(pthread_create(&t, NULL, gone_later, &o), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), -1, 0), -ENODEV);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	orig_down(&o);
+}

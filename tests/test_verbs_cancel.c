@@ -441,3 +441,96 @@ Test(verbs_cancel, async_progress_trywait_and_close_are_not_cancellation_points)
 	cr_assert_eq(lfp_eq_close(a.eq), 0);
 	finish(a.ctx);
 }
+
+/* ------------------------------------------------- async sread cancelled */
+
+struct async_sleeper {
+	struct arig *a;
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	ssize_t ret;
+};
+
+static void *async_sleeper_main(void *arg)
+{
+	struct async_sleeper *s = arg;
+
+	s->ret = lfp_verbs_async_sread(s->a->va, &s->code, &s->e, sizeof(s->e), -1, 0);
+	return s;
+}
+
+/* Start an async sread and return once it has read the (empty) async fd. */
+static void start_async_sleeper(pthread_t *t, struct async_sleeper *s, struct arig *a)
+{
+	unsigned long reads = vf_fd_reads(a->ctx->async_fd);
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->a = a;
+	s->ret = 12345;
+	cr_assert_eq(pthread_create(t, NULL, async_sleeper_main, s), 0);
+	for (i = 0; i < 5000 && vf_fd_reads(a->ctx->async_fd) == reads; i++)
+		usleep(1000);
+	cr_assert_gt(vf_fd_reads(a->ctx->async_fd), reads, "the sleeper never read");
+	usleep(30000);
+}
+
+Test(verbs_cancel, a_thread_cancelled_asleep_in_async_sread_leaves_the_object_usable)
+{
+	struct lfp_verbs_async_entry e;
+	struct async_sleeper s, s2;
+	struct arig a;
+	uint32_t code;
+	pthread_t t;
+	void *res;
+
+	arig_up(&a);
+	start_async_sleeper(&t, &s, &a);
+	cr_assert_eq(pthread_cancel(t), 0);
+	cr_assert_eq(pthread_join(t, &res), 0);
+	cr_assert_eq(res, PTHREAD_CANCELED, "the sleeper returned %zd instead", s.ret);
+
+	/* Nothing held or consumed: an event the device sends now is seen by
+	 * trywait, moved by progress and read, once. */
+	cr_assert_eq(trywait1(&a.va->fid), 0);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ERR, 1), 0);
+	cr_assert_eq(trywait1(&a.va->fid), -EAGAIN);
+	cr_assert_eq(lfp_verbs_async_progress(a.va), 1, "its lock is free");
+	cr_assert_eq(lfp_eq_read(a.eq, &code, &e, sizeof(e), 0), (ssize_t)sizeof(e));
+	cr_assert_eq(e.type, IBV_EVENT_PORT_ERR);
+	cr_assert_eq(lfp_eq_read(a.eq, &code, &e, sizeof(e), 0), -EAGAIN);
+
+	/* Another sleeper is woken as before. */
+	start_async_sleeper(&t, &s2, &a);
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 2), 0);
+	cr_assert_eq(pthread_join(t, &res), 0);
+	cr_assert_eq(res, &s2);
+	cr_assert_eq(s2.ret, (ssize_t)sizeof(e), "sread %zd", s2.ret);
+	cr_assert_eq(s2.e.type, IBV_EVENT_PORT_ACTIVE);
+	cr_assert_eq(lfp_verbs_async_close(a.va), 0, "no count left raised");
+	cr_assert_eq(lfp_eq_close(a.eq), 0);
+	finish(a.ctx);
+}
+
+static int call_async_sread(struct pending *p)
+{
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+
+	return (int)lfp_verbs_async_sread(p->va, &code, &e, sizeof(e), -1, 0);
+}
+
+Test(verbs_cancel, an_async_sread_that_finds_an_event_is_not_cancelled)
+{
+	struct pending p = { .call = call_async_sread };
+	struct arig a;
+
+	arig_up(&a);
+	p.va = a.va;
+	cr_assert_eq(vf_async_push(a.ctx, IBV_EVENT_PORT_ACTIVE, 1), 0);
+	cr_assert_eq(run_pending(&p, "lfp_verbs_async_sread with an event"),
+		     (int)sizeof(struct lfp_verbs_async_entry));
+	cr_assert_eq(lfp_verbs_async_close(a.va), 0);
+	cr_assert_eq(lfp_eq_close(a.eq), 0);
+	finish(a.ctx);
+}

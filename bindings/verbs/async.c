@@ -16,6 +16,7 @@ struct vasync {
 	struct lfp_verbs_async pub;
 	struct ibv_context *ctx;
 	struct lfp_eq *eq;
+	int eqfd;                  /* the EQ's fd (LFP_WAIT_FD), or -1: no sread */
 	pthread_mutex_t lock;
 	int gone;                  /* device fatal or EIO: reading has stopped */
 	int have_pending;          /* an event read but not yet accepted by the EQ */
@@ -111,6 +112,18 @@ static const struct lfp_fid_ops vasync_ops = {
 	vasync_close_fid, vasync_control, vasync_trywait, NULL, NULL, NULL
 };
 
+/* The EQ's own fd when its wait object is one, else -1. */
+static int eq_fd(struct lfp_eq *eq)
+{
+	enum lfp_wait_obj obj;
+	int fd;
+
+	if (lfp_control(&eq->fid, LFP_GETWAITOBJ, &obj) || obj != LFP_WAIT_FD ||
+	    lfp_control(&eq->fid, LFP_GETWAIT, &fd))
+		return -1;
+	return fd;
+}
+
 /*
  * Move async events of ctx into eq.  The EQ must hold a struct
  * lfp_verbs_async_entry per event (entry_size; -EMSGSIZE otherwise).
@@ -143,6 +156,7 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 	                 NULL, 0);
 	a->ctx = ctx;
 	a->eq = eq;
+	a->eqfd = eq_fd(eq);
 	/* lfp_eq_close is -EBUSY now.  The binding writes no error entry,
 	 * so it names no provider error. */
 	(void)lfp_binding_eq_attach(eq, NULL);
@@ -329,4 +343,102 @@ API int lfp_verbs_async_close(struct lfp_verbs_async *va)
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	return 0;
+}
+
+/* Progress under the lock, for sread: the count moved, or -errno. */
+static int progress_locked(struct vasync *a)
+{
+	int ret;
+
+	pthread_mutex_lock(&a->lock);
+	ret = vasync_progress(a);
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
+/*
+ * Whether sleeping on the EQ's fd and the async fd is safe: 0 once the EQ
+ * is armed (lfp_trywait: its next write makes its fd readable) and no event
+ * is held.  A held event is this object's to deliver, with no write to
+ * come from anyone else: -EAGAIN, and the caller's progress delivers it.
+ */
+static int sread_arm(struct vasync *a)
+{
+	struct lfp_fid *eq = &a->eq->fid;
+	int ret = lfp_trywait(&eq, 1), held;
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&a->lock);
+	held = a->have_pending;
+	pthread_mutex_unlock(&a->lock);
+	return held ? -EAGAIN : 0;
+}
+
+/*
+ * The blocking read, in guard g.  Each lap reads the EQ, then moves what
+ * the device sent (so the EQ's FIFO keeps the device's order), then arms
+ * and sleeps on both sources: the async fd (an event no one has read) and
+ * the EQ's fd (a write by another thread's progress, or the
+ * application's).  The sleep is the only cancellation point.
+ */
+static ssize_t vasync_sread(struct vasync *a, struct guard *g, uint32_t *event,
+                            void *buf, size_t len, int timeout, uint64_t flags)
+{
+	int64_t deadline = lfp_binding_deadline(timeout);
+	struct pollfd pfd[2];
+	ssize_t ret;
+
+	for (;;) {
+		ret = lfp_eq_read(a->eq, event, buf, len, flags);
+		if (ret == -LFP_EAVAIL)
+			(void)progress_locked(a); /* an overrun EQ: drain, ack */
+		if (ret != -EAGAIN)
+			return ret;
+		ret = progress_locked(a);
+		if (ret > 0 || ret == -LFP_EOVERRUN)
+			continue; /* read what moved, or the overrun */
+		if (ret < 0)
+			return ret; /* -ENODEV once the EQ is empty */
+		if (timeout == 0 || lfp_binding_expired(deadline))
+			return -EAGAIN;
+		ret = sread_arm(a);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret)
+			return ret;
+		pfd[0].fd = a->eqfd;
+		pfd[1].fd = a->ctx->async_fd;
+		pfd[0].events = pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		ret = lfp_verbs__sleep(g, pfd, 2, lfp_binding_ms_left(deadline));
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+	}
+}
+
+/*
+ * lfp_eq_sread on the async object's EQ that also moves the device's
+ * events into it while it waits: one call for what ibv_get_async_event
+ * does.  timeout in ms (< 0 infinite, 0 non-blocking).  Returns as
+ * lfp_eq_read; -EAGAIN at the timeout; -ENODEV once the device is gone and
+ * the EQ is empty; -ENOSYS when the EQ's wait object is not an fd.
+ */
+API ssize_t lfp_verbs_async_sread(struct lfp_verbs_async *va, uint32_t *event,
+                                  void *buf, size_t len, int timeout,
+                                  uint64_t flags)
+{
+	struct vasync *a = (struct vasync *)va;
+	struct guard g;
+	ssize_t ret;
+
+	if (!a || !event || (!buf && len) || (flags & ~LFP_PEEK))
+		return -EINVAL;
+	if (a->eqfd < 0)
+		return -ENOSYS;
+	/* Counted for the whole call, sleep included: close sees it. */
+	guard_enter(&g, &a->callers);
+	ret = vasync_sread(a, &g, event, buf, len, timeout, flags);
+	guard_leave(&g);
+	return ret;
 }

@@ -130,6 +130,9 @@ int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
 int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
                          struct lfp_verbs_async **va, void *context);
 int lfp_verbs_async_progress(struct lfp_verbs_async *va);
+ssize_t lfp_verbs_async_sread(struct lfp_verbs_async *va, uint32_t *event,
+                              void *buf, size_t len, int timeout,
+                              uint64_t flags);
 int lfp_verbs_async_close(struct lfp_verbs_async *va);
 
 const char *lfp_verbs_event_str(enum ibv_event_type type);
