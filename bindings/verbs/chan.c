@@ -35,15 +35,23 @@ static struct vchan *chan_head;   /* memb_lock */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vcq *reg_head;
 
-/* Acks pending events (all with force, else only a full batch); lock held. */
-void lfp_verbs__ack_events(struct vcq *v, int force)
+/*
+ * Counts what other CQs credited to v and acks pending events (all with
+ * force, else only a full batch); lock held.  Returns the credits taken.
+ */
+unsigned lfp_verbs__ack_events(struct vcq *v, int force)
 {
 	/* Full barrier: pairs with the crediting CQ's add. */
-	v->unacked += atomic_exchange(&v->foreign, 0);
+	unsigned taken = atomic_exchange(&v->foreign, 0);
+
+	v->unacked += taken;
+	if (v->kind == VCQ_EVENTS)
+		v->events += taken;
 	if (v->unacked && (force || v->unacked >= v->ack_batch)) {
 		ibv_ack_cq_events(v->cq, v->unacked);
 		v->unacked = 0;
 	}
+	return taken;
 }
 
 /* The record of channel ch, or NULL; memb_lock held. */
@@ -287,10 +295,12 @@ void lfp_verbs__unregister(struct vcq *v, int failed)
 
 /*
  * Read every pending event of v's channel; lock held.  Events naming v are
- * counted for batched acks; events naming another binding CQ are credited
- * to it (it acks them, and its waiters are woken); events naming a CQ
- * unknown to the binding are acked at once.  Returns the number of events
- * naming v (each was a wake of v's waiters, now taken), or -errno.
+ * counted for batched acks; events naming another binding object are
+ * credited to it (it acks them, and its waiters are woken); events naming a
+ * CQ with no binding object (one whose object was closed, or one the
+ * application did not register with lfp_verbs_cq_events_open) are acked at
+ * once, so that its ibv_destroy_cq does not wait.  Returns the number of
+ * events naming v (each was a wake of v's waiters, now taken), or -errno.
  */
 int lfp_verbs__drain_channel(struct vcq *v)
 {
@@ -309,8 +319,10 @@ int lfp_verbs__drain_channel(struct vcq *v)
 			return neg_errno();
 		}
 		if (ev_cq == v->cq) {
-			own = 1;
+			own++;
 			v->unacked++;
+			if (v->kind == VCQ_EVENTS)
+				v->events++;
 			atomic_store_explicit(&v->armed, 0, memory_order_relaxed);
 			continue;
 		}

@@ -58,7 +58,7 @@ static int vcq_step(struct vcq *v, int *took)
 	}
 	if (ret > 0)
 		*took = 1;
-	lfp_verbs__ack_events(v, 0);
+	(void)lfp_verbs__ack_events(v, 0);
 	if (v->stash_len)
 		return -EAGAIN;
 	ret = poll_into_stash(v);
@@ -83,8 +83,28 @@ static int vcq_step(struct vcq *v, int *took)
 }
 
 /*
+ * An events object's step; lock held.  The binding neither polls nor arms
+ * the CQ (its owner does): 0 when no event for it waits to be handed out,
+ * -EAGAIN when one does, -errno on failure.
+ */
+static int events_step(struct vcq *v, int *took)
+{
+	int ret = lfp_verbs__drain_channel(v);
+
+	if (ret < 0) {
+		v->err = ret;
+		return ret;
+	}
+	if (ret > 0)
+		*took = 1;
+	(void)lfp_verbs__ack_events(v, 0);
+	return v->events ? -EAGAIN : 0;
+}
+
+/*
  * The trywait step; lock held.  0 when blocking on the channel is safe,
- * -EAGAIN when completions are stashed, -errno on failure.
+ * -EAGAIN when completions are stashed (for an events object: events wait
+ * to be handed out), -errno on failure.
  *
  * A step that took a wake (a post on v's eventfd, or an event naming v,
  * which made the channel fd readable for every waiter of v) and then
@@ -99,7 +119,7 @@ static int vcq_step(struct vcq *v, int *took)
 static int vcq_trywait_locked(struct vcq *v)
 {
 	int took = v->evfd >= 0 && lfp_verbs__mirror_clear(v);
-	int ret = vcq_step(v, &took);
+	int ret = v->kind == VCQ_EVENTS ? events_step(v, &took) : vcq_step(v, &took);
 
 	if (ret && took) {
 		if (v->evfd >= 0)
@@ -218,19 +238,20 @@ static int vcq_read(struct vcq *v, void *out, int n)
 	 * a CQ that is read and never waited on.  Relaxed: a hint only; the
 	 * exchange in ack_events is what pairs with the credit. */
 	if (atomic_load_explicit(&v->foreign, memory_order_relaxed))
-		lfp_verbs__ack_events(v, 0);
+		(void)lfp_verbs__ack_events(v, 0);
 	pthread_mutex_unlock(&v->lock);
 	return got ? got : -EAGAIN;
 }
 
-/* The caller's read of entries of the kind ex names (-EINVAL otherwise). */
-int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex)
+/* The caller's read of entries of the given kind (-EINVAL otherwise). */
+int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n,
+                           enum vcq_kind kind)
 {
 	struct vcq *v = (struct vcq *)vcq;
 	struct guard g;
 	int ret;
 
-	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
+	if (!v || !out || n <= 0 || v->kind != kind)
 		return -EINVAL;
 	guard_enter(&g, &v->callers);
 	ret = vcq_read(v, out, n);
@@ -240,7 +261,7 @@ int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex)
 
 API int lfp_verbs_cq_read(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n)
 {
-	return lfp_verbs__cq_read_api(vcq, wc, n, 0);
+	return lfp_verbs__cq_read_api(vcq, wc, n, VCQ_PLAIN);
 }
 
 /*
@@ -289,13 +310,13 @@ static int vcq_sread(struct vcq *v, struct guard *g, void *out, int n, int timeo
 }
 
 int lfp_verbs__cq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n,
-                            int timeout, int ex)
+                            int timeout, enum vcq_kind kind)
 {
 	struct vcq *v = (struct vcq *)vcq;
 	struct guard g;
 	int ret;
 
-	if (!v || !out || n <= 0 || (v->cqx != NULL) != ex)
+	if (!v || !out || n <= 0 || v->kind != kind)
 		return -EINVAL;
 	if (v->wait_obj != LFP_WAIT_FD)
 		return -ENOSYS; /* NONE; SET: wait on the set instead */
@@ -309,5 +330,32 @@ int lfp_verbs__cq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n,
 API int lfp_verbs_cq_sread(struct lfp_verbs_cq *vcq, struct ibv_wc *wc, int n,
                            int timeout)
 {
-	return lfp_verbs__cq_sread_api(vcq, wc, n, timeout, 0);
+	return lfp_verbs__cq_sread_api(vcq, wc, n, timeout, VCQ_PLAIN);
+}
+
+/*
+ * An events object: the channel events for its CQ since the last call,
+ * read by any binding object of the channel.  Each was acked by the
+ * binding, in batches.  Returns their count, or -EAGAIN when there is none
+ * (once the channel failed, that error).
+ */
+API int lfp_verbs_cq_events_read(struct lfp_verbs_cq *vcq)
+{
+	struct vcq *v = (struct vcq *)vcq;
+	struct guard g;
+	int ret, took = 0;
+
+	if (!v || v->kind != VCQ_EVENTS)
+		return -EINVAL;
+	guard_enter(&g, &v->callers);
+	pthread_mutex_lock(&v->lock);
+	ret = events_step(v, &took);
+	if (v->events)
+		ret = (int)v->events;
+	else if (ret == 0)
+		ret = v->err ? v->err : -EAGAIN;
+	v->events = 0;
+	pthread_mutex_unlock(&v->lock);
+	guard_leave(&g);
+	return ret;
 }

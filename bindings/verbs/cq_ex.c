@@ -90,25 +90,26 @@ API int lfp_verbs_cq_ex_open(struct ibv_cq_ex *cq, struct ibv_comp_channel *chan
                              const struct lfp_verbs_cq_ex_attr *attr,
                              struct lfp_verbs_cq **vcqp, void *context)
 {
-	uint64_t f = attr ? attr->wc_flags : 0;
+	struct vcq_src src = { VCQ_EX, NULL, cq, attr ? attr->wc_flags : 0 };
 
 	if (!cq)
 		return -EINVAL;
 	/* Fields the binding does not know how to read. */
-	if (f & ~(uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS)
+	if (src.wc_flags & ~(uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS)
 		return -EINVAL;
-	return lfp_verbs__cq_open(ibv_cq_ex_to_cq(cq), cq, f, channel,
-	                          attr ? &attr->cq : NULL, vcqp, context);
+	src.cq = ibv_cq_ex_to_cq(cq);
+	return lfp_verbs__cq_open(&src, channel, attr ? &attr->cq : NULL, vcqp,
+	                          context);
 }
 
 API int lfp_verbs_cq_ex_read(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
                              int n)
 {
-	return lfp_verbs__cq_read_api(vcq, wc, n, 1);
+	return lfp_verbs__cq_read_api(vcq, wc, n, VCQ_EX);
 }
 
 API int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
                               int n, int timeout)
 {
-	return lfp_verbs__cq_sread_api(vcq, wc, n, timeout, 1);
+	return lfp_verbs__cq_sread_api(vcq, wc, n, timeout, VCQ_EX);
 }

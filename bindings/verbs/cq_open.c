@@ -1,5 +1,6 @@
 /*
- * Opening and closing a verbs CQ, plain or extended (docs/verbs.md, "The
+ * Opening and closing a verbs CQ object: a plain or extended CQ, or an
+ * events object for a CQ the application polls itself (docs/verbs.md, "The
  * arm race" and "Shared channels and wait objects").
  */
 #define _GNU_SOURCE
@@ -9,12 +10,14 @@
 #include <string.h>
 
 /* The attributes with their defaults filled in, checked; 0 or -errno. */
-static int cq_attr(const struct lfp_verbs_cq_attr *attr,
+static int cq_attr(enum vcq_kind kind, const struct lfp_verbs_cq_attr *attr,
                    struct lfp_verbs_cq_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (attr)
 		*a = *attr;
+	if (kind == VCQ_EVENTS && a->solicited_only)
+		return -EINVAL; /* the owner arms the CQ, not the binding */
 	if (a->wait_obj == LFP_WAIT_UNSPEC)
 		a->wait_obj = LFP_WAIT_FD;
 	if (a->wait_obj != LFP_WAIT_NONE && a->wait_obj != LFP_WAIT_FD &&
@@ -35,29 +38,39 @@ static void vcq_free(struct vcq *v)
 	free(v);
 }
 
-/* A new, unpublished object for cq (cqx: extended), or NULL: no memory. */
-static struct vcq *vcq_new(struct ibv_cq *cq, struct ibv_cq_ex *cqx,
-                           uint64_t wc_flags, struct ibv_comp_channel *channel,
+static const uint32_t kind_class[] = {
+	LFP_CLASS_VERBS_CQ, LFP_CLASS_VERBS_CQ_EX, LFP_CLASS_VERBS_CQ_EVENTS
+};
+
+/* A new, unpublished object for src's CQ, or NULL: no memory. */
+static struct vcq *vcq_new(const struct vcq_src *src,
+                           struct ibv_comp_channel *channel,
                            const struct lfp_verbs_cq_attr *a, void *context)
 {
 	struct vcq *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	v->esz = cqx ? sizeof(struct lfp_verbs_wc_ex) : sizeof(struct ibv_wc);
-	v->stash = calloc(STASH, v->esz);
-	if (!v->stash || pthread_mutex_init(&v->lock, NULL)) {
+	v->kind = src->kind;
+	v->esz = src->kind == VCQ_EX ? sizeof(struct lfp_verbs_wc_ex) :
+	         sizeof(struct ibv_wc);
+	/* An events object polls nothing: no stash. */
+	if (src->kind != VCQ_EVENTS)
+		v->stash = calloc(STASH, v->esz);
+	if ((src->kind != VCQ_EVENTS && !v->stash) ||
+	    pthread_mutex_init(&v->lock, NULL)) {
 		free(v->stash);
 		free(v);
 		return NULL;
 	}
 	/* Filled by the device: no producer pushes its poll link (sticky). */
-	lfp_binding_init(&v->pub.fid, cqx ? LFP_CLASS_VERBS_CQ_EX : LFP_CLASS_VERBS_CQ,
-	                 context, &lfp_verbs__cq_ops, &v->member, 1);
-	v->cq = cq;
-	v->cqx = cqx;
-	v->wc_flags = wc_flags;
-	v->poll = cqx ? lfp_verbs__poll_ex : lfp_verbs__poll_plain;
+	lfp_binding_init(&v->pub.fid, kind_class[src->kind], context,
+	                 &lfp_verbs__cq_ops, &v->member, 1);
+	v->cq = src->cq;
+	v->cqx = src->cqx;
+	v->wc_flags = src->wc_flags;
+	v->poll = src->kind == VCQ_EX ? lfp_verbs__poll_ex :
+	          src->kind == VCQ_PLAIN ? lfp_verbs__poll_plain : NULL;
 	v->channel = channel;
 	v->ack_batch = a->ack_batch ? a->ack_batch : LFP_VERBS_ACK_BATCH;
 	v->solicited_only = a->solicited_only;
@@ -69,22 +82,22 @@ static struct vcq *vcq_new(struct ibv_cq *cq, struct ibv_cq_ex *cqx,
 	return v;
 }
 
-/* Both opens, with cancellation off (an arm may write a command fd). */
-static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
-                    struct ibv_comp_channel *channel,
+/* Every open, with cancellation off (an arm may write a command fd). */
+static int vcq_open(const struct vcq_src *src, struct ibv_comp_channel *channel,
                     const struct lfp_verbs_cq_attr *attr,
                     struct lfp_verbs_cq **vcqp, void *context)
 {
+	struct ibv_cq *cq = src->cq;
 	struct lfp_verbs_cq_attr a;
 	struct vcq *v;
 	int ret;
 
 	if (!cq || !channel || !vcqp || channel->fd < 0 || cq->channel != channel)
 		return -EINVAL;
-	ret = cq_attr(attr, &a);
+	ret = cq_attr(src->kind, attr, &a);
 	if (ret)
 		return ret;
-	v = vcq_new(cq, cqx, wc_flags, channel, &a, context);
+	v = vcq_new(src, channel, &a, context);
 	if (!v)
 		return -ENOMEM;
 	/* The mirror too, so a credit finds it. */
@@ -100,8 +113,9 @@ static int vcq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
 	 * registration's lock: other opens and closes go on meanwhile.
 	 * Before v joins its wait set: until the arm has worked, no re-check
 	 * of the set may run v's trywait step, which would poll the CQ's
-	 * completions into a stash that a failed open could only drop. */
-	ret = ibv_req_notify_cq(cq, v->solicited_only);
+	 * completions into a stash that a failed open could only drop.  An
+	 * events object's CQ is armed by its owner. */
+	ret = src->kind == VCQ_EVENTS ? 0 : ibv_req_notify_cq(cq, v->solicited_only);
 	if (ret) {
 		lfp_verbs__unregister(v, 1);
 		ret = -ret;
@@ -131,17 +145,16 @@ fail:
 }
 
 /*
- * Both opens: cq is the plain CQ, or the extended CQ cqx seen as one
+ * Every open: src->cq is the plain CQ, or the extended CQ seen as one
  * (ibv_cq_ex_to_cq), which is what its channel's events name.
  */
-int lfp_verbs__cq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
-                       struct ibv_comp_channel *channel,
+int lfp_verbs__cq_open(const struct vcq_src *src, struct ibv_comp_channel *channel,
                        const struct lfp_verbs_cq_attr *attr,
                        struct lfp_verbs_cq **vcqp, void *context)
 {
 	int cancel = cancel_off(), ret;
 
-	ret = vcq_open(cq, cqx, wc_flags, channel, attr, vcqp, context);
+	ret = vcq_open(src, channel, attr, vcqp, context);
 	cancel_restore(cancel);
 	return ret;
 }
@@ -150,7 +163,24 @@ API int lfp_verbs_cq_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
                           const struct lfp_verbs_cq_attr *attr,
                           struct lfp_verbs_cq **vcqp, void *context)
 {
-	return lfp_verbs__cq_open(cq, NULL, 0, channel, attr, vcqp, context);
+	struct vcq_src src = { VCQ_PLAIN, cq, NULL, 0 };
+
+	return lfp_verbs__cq_open(&src, channel, attr, vcqp, context);
+}
+
+/*
+ * An events object: the channel events of cq, a CQ on a channel that
+ * binding CQs use and that the application polls and arms itself, are
+ * handed to it (lfp_verbs_cq_events_read, its wait object) instead of
+ * being acked and dropped by whichever binding object reads them.
+ */
+API int lfp_verbs_cq_events_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                                 const struct lfp_verbs_cq_attr *attr,
+                                 struct lfp_verbs_cq **vcqp, void *context)
+{
+	struct vcq_src src = { VCQ_EVENTS, cq, NULL, 0 };
+
+	return lfp_verbs__cq_open(&src, channel, attr, vcqp, context);
 }
 
 /* Close, with cancellation off: it reads the channel and closes fds. */

@@ -41,15 +41,31 @@ struct vchan {
 
 struct vcq;
 
+/*
+ * What a binding CQ object serves: a plain CQ's completions, an extended
+ * CQ's, or only the channel events of a CQ the application polls and arms
+ * itself (an events object: the binding never polls or arms it).
+ */
+enum vcq_kind { VCQ_PLAIN, VCQ_EX, VCQ_EVENTS };
+
+/* The CQ an open wraps: cq is what its channel's events name. */
+struct vcq_src {
+	enum vcq_kind kind;
+	struct ibv_cq *cq;
+	struct ibv_cq_ex *cqx;     /* VCQ_EX: the extended CQ */
+	uint64_t wc_flags;         /* VCQ_EX: the fields to read */
+};
+
 /* Poll up to n entries into dst: a count, or -errno.  Lock held. */
 typedef int (*vcq_poll_fn)(struct vcq *v, void *dst, int n);
 
 struct vcq {
 	struct lfp_verbs_cq pub;
+	enum vcq_kind kind;
 	struct ibv_cq *cq;         /* an extended CQ's too: the one events name */
 	struct ibv_cq_ex *cqx;     /* an extended CQ, or NULL */
 	uint64_t wc_flags;         /* an extended CQ's fields to read */
-	vcq_poll_fn poll;          /* ibv_poll_cq, or start/next/end_poll */
+	vcq_poll_fn poll;          /* ibv_poll_cq, start/next/end_poll, or NULL */
 	size_t esz;                /* entry: struct ibv_wc or lfp_verbs_wc_ex */
 	struct ibv_comp_channel *channel;
 	unsigned ack_batch;
@@ -61,6 +77,7 @@ struct vcq {
 	unsigned char *stash;      /* STASH entries of esz bytes */
 	unsigned stash_head, stash_len;
 	unsigned unacked;          /* channel events read for this CQ, not acked */
+	unsigned events;           /* VCQ_EVENTS: events not yet handed out */
 	/* Written by other CQs that read an event naming this one. */
 	_Atomic uint32_t foreign;  /* events read for us by others, not yet counted */
 	_Atomic uint32_t armed;    /* an arm is outstanding (no event read since) */
@@ -152,7 +169,7 @@ int lfp_verbs__register(struct vcq *v);
 int lfp_verbs__join_set(struct vcq *v);
 void lfp_verbs__unregister(struct vcq *v, int failed);
 int lfp_verbs__drain_channel(struct vcq *v);
-void lfp_verbs__ack_events(struct vcq *v, int force);
+unsigned lfp_verbs__ack_events(struct vcq *v, int force);
 
 /* mirror.c: an FD-mode CQ's own wait object. */
 int lfp_verbs__mirror_open(struct vcq *v);
@@ -163,13 +180,13 @@ int lfp_verbs__mirror_clear(struct vcq *v);
 /* cq.c: the trywait step and the reads, for both kinds of CQ. */
 int lfp_verbs__poll_plain(struct vcq *v, void *dst, int n);
 extern const struct lfp_fid_ops lfp_verbs__cq_ops;
-int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n, int ex);
+int lfp_verbs__cq_read_api(struct lfp_verbs_cq *vcq, void *out, int n,
+                           enum vcq_kind kind);
 int lfp_verbs__cq_sread_api(struct lfp_verbs_cq *vcq, void *out, int n,
-                            int timeout, int ex);
+                            int timeout, enum vcq_kind kind);
 
-/* cq_open.c: both opens. */
-int lfp_verbs__cq_open(struct ibv_cq *cq, struct ibv_cq_ex *cqx, uint64_t wc_flags,
-                       struct ibv_comp_channel *channel,
+/* cq_open.c: every open. */
+int lfp_verbs__cq_open(const struct vcq_src *src, struct ibv_comp_channel *channel,
                        const struct lfp_verbs_cq_attr *attr,
                        struct lfp_verbs_cq **vcqp, void *context);
 

@@ -34,6 +34,7 @@ extern "C" {
 #define LFP_CLASS_VERBS_CQ    (LFP_CLASS_BINDING + 1)
 #define LFP_CLASS_VERBS_ASYNC (LFP_CLASS_BINDING + 2)
 #define LFP_CLASS_VERBS_CQ_EX (LFP_CLASS_BINDING + 3)
+#define LFP_CLASS_VERBS_CQ_EVENTS (LFP_CLASS_BINDING + 4)
 
 /* EQ event code of every async event (payload: struct lfp_verbs_async_entry). */
 #define LFP_VERBS_ASYNC       (LFP_EVENT_USER - 1)
@@ -48,7 +49,7 @@ struct lfp_verbs_cq_attr {
 	struct lfp_wait *wait_set;   /* with LFP_WAIT_SET */
 };
 
-/* Opaque beyond its fid; a plain or an extended CQ. */
+/* Opaque beyond its fid; a plain or an extended CQ, or an events object. */
 struct lfp_verbs_cq {
 	struct lfp_fid fid;
 };
@@ -126,6 +127,16 @@ int lfp_verbs_cq_ex_read(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
                          int n);
 int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
                           int n, int timeout);
+
+/*
+ * A CQ the application polls and arms itself, on a channel that binding CQs
+ * use: its channel events, whoever reads them, are handed to this object
+ * (already acked) instead of dropped.  The binding never polls or arms it.
+ */
+int lfp_verbs_cq_events_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                             const struct lfp_verbs_cq_attr *attr,
+                             struct lfp_verbs_cq **vcq, void *context);
+int lfp_verbs_cq_events_read(struct lfp_verbs_cq *vcq);
 
 int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
                          struct lfp_verbs_async **va, void *context);
