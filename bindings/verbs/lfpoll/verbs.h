@@ -13,11 +13,17 @@
  * device's async events into an lfpoll EQ, all as EQ events in the order
  * the device sent them, the error class marked in each entry.
  *
+ * A CQ the application polls itself, on a channel binding CQs use, gets
+ * its channel events through an events object.
+ *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
  * given: the caller destroys them after the binding's close.  Every call
  * returns 0 or a count, or a negative errno.  Every call is thread-safe
  * except a close, which must not run concurrently with any other call on
- * the same object (-EBUSY when it sees a thread still inside one).
+ * the same object (-EBUSY when it sees a thread still inside one).  The
+ * blocking calls (the sreads) are cancellation points while they sleep,
+ * and no call is one otherwise.  A forked child must not use the objects
+ * it inherits (lfp_verbs(3)).
  */
 #ifndef LFPOLL_VERBS_H
 #define LFPOLL_VERBS_H
