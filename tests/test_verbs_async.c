@@ -469,6 +469,16 @@ static void *later_main(void *arg)
 	return (void *)(intptr_t)vf_async_push(l->o->ctx, IBV_EVENT_PORT_ERR, 2);
 }
 
+/* Starts a thread that sends an event (the device's, or the
+ * application's into the EQ with app) 100 ms from now. */
+static void start_later(pthread_t *t, struct later *l, struct orig *o, int app)
+{
+	l->o = o;
+	l->delay_ms = 100;
+	l->app = app;
+	cr_assert_eq(pthread_create(t, NULL, later_main, l), 0);
+}
+
 Test(verbs_async_sread, wakes_for_an_event_the_device_sends_while_it_sleeps)
 {
 	struct later l;
@@ -477,10 +487,7 @@ Test(verbs_async_sread, wakes_for_an_event_the_device_sends_while_it_sleeps)
 	void *ret;
 
 	orig_up(&o, 16, 0);
-	l.o = &o;
-	l.delay_ms = 100;
-	l.app = 0;
-	cr_assert_eq(pthread_create(&t, NULL, later_main, &l), 0);
+	start_later(&t, &l, &o, 0);
 	/* No timeout: only the event can end it (else the suite's timeout). */
 	expect_sread(&o, IBV_EVENT_PORT_ERR, 2, -1);
 	cr_assert_eq(pthread_join(t, &ret), 0);
@@ -498,10 +505,7 @@ Test(verbs_async_sread, wakes_for_an_event_another_thread_writes_to_the_eq)
 	void *ret;
 
 	orig_up(&o, 16, 0);
-	l.o = &o;
-	l.delay_ms = 100;
-	l.app = 1;
-	cr_assert_eq(pthread_create(&t, NULL, later_main, &l), 0);
+	start_later(&t, &l, &o, 1);
 	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, buf, sizeof(buf), -1, 0), 1);
 	cr_assert_eq(code, LFP_EVENT_USER);
 	cr_assert_eq(pthread_join(t, &ret), 0);
