@@ -217,12 +217,14 @@ Test(eq, open_unknown_flag_bits_are_einval)
 	unsigned bit;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.flags = LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE;
+	attr.flags = LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE |
+	             LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER;
 	cr_assert_eq(open_ret(&attr), 0, "the documented open flags refused");
 	for (bit = 0; bit < 64; bit++) {
 		uint64_t f = (uint64_t)1 << bit;
 
-		if (f & (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE))
+		if (f & (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE |
+		         LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER))
 			continue;
 		attr.flags = f;
 		cr_assert_eq(open_ret(&attr), -EINVAL, "flag bit %u accepted", bit);

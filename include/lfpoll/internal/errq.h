@@ -43,31 +43,29 @@ LFP_INLINE size_t lfp__errq_memsize(size_t capacity, size_t entry_size,
 	return lfp_ring_memsize(capacity, entry_size + data_max);
 }
 
+/* Slot memory comes zeroed and untouched until used (lfp__ring_alloc): an
+ * error queue nobody writes costs no resident page. */
 LFP_INLINE int lfp__errq_init(struct lfp__errq *q, size_t capacity,
                               size_t entry_size, size_t data_max)
 {
-	size_t bytes = lfp__errq_memsize(capacity, entry_size, data_max);
-	void *mem;
-
-	if (!bytes)
+	if (!lfp__errq_memsize(capacity, entry_size, data_max))
 		return -EINVAL;
-	if (posix_memalign(&mem, LFP_CACHELINE, bytes))
+	if (lfp__ring_alloc(&q->ring, capacity, entry_size + data_max, 0))
 		return -ENOMEM;
 	q->scratch = (unsigned char *)malloc(data_max ? data_max : 1);
 	if (!q->scratch || pthread_mutex_init(&q->lock, NULL)) {
 		free(q->scratch);
-		free(mem);
+		lfp__ring_free_mem(&q->ring);
 		return -ENOMEM;
 	}
 	q->data_max = data_max;
-	lfp_ring_init(&q->ring, mem, capacity, entry_size + data_max);
 	return 0;
 }
 
 LFP_INLINE void lfp__errq_fini(struct lfp__errq *q)
 {
 	pthread_mutex_destroy(&q->lock);
-	free(q->ring.slots);
+	lfp__ring_free_mem(&q->ring);
 	free(q->scratch);
 }
 
@@ -107,9 +105,15 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
  * E1 needs; a nonzero count (a write may be in flight) is confirmed by the
  * ring itself, with R3.
  */
+LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
+{
+	return lfp__ring_ready(&q->ring);
+}
+
 LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
 {
-	return lfp__ld_rlx_u32(&q->pending) != 0 && lfp__ring_ready(&q->ring);
+	return LFP__UNLIKELY(lfp__ld_rlx_u32(&q->pending) != 0) &&
+	       lfp__errq_ready_ring(q);
 }
 
 /*
@@ -143,10 +147,10 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	void *user = *data_size ? *data : NULL;
 	struct lfp__ring_geo g = lfp__ring_geo(&q->ring);
 	size_t user_size = *data_size, dlen = 0, n;
+	struct lfp__claim c;
 	uint32_t meta;
 	uint64_t pos;
 	ssize_t r = -EAGAIN;
-	int why;
 
 	pthread_mutex_lock(&q->lock);
 	if (q->final) {
@@ -155,9 +159,11 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 		/* Copy the head entry without taking it. */
 		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
 		                         q->data_max, &pos, &meta);
-	} else if (lfp__ring_claim_cons(&q->ring, &g, 1, (size_t)-1, &pos, &why,
+	} else if (lfp__ring_claim_cons(&q->ring, &g, 1, (size_t)-1, &c,
 	                                NULL, NULL)) {
-		r = (ssize_t)lfp__ring_take2(&g, pos, buf, entry_size, q->scratch);
+		r = (ssize_t)(c.meta & g.len_mask);
+		lfp__ring_take2(&g, c.first, (size_t)r, buf, entry_size, q->scratch);
+		lfp__ring_commit_cons(&q->ring, &g, c.first, 1);
 		/* E2: uncounted after the claim (see E1).  Full-barrier RMW. */
 		(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
 	}
