@@ -2,14 +2,16 @@
  * stress_verbs_async: lfp_trywait on a verbs async binding racing
  * lfp_verbs_async_progress, on the test context (no hardware).
  *
- * One thread pushes async events (PORT_ACTIVE, port numbers 1, 2, ...),
+ * One thread pushes async events (PORT_ACTIVE, PORT_ERR and LID_CHANGE,
+ * info and error classes interleaved; port numbers 1, 2, ...),
  * one runs progress into a small LFP_EQ_BACKPRESSURE EQ (so an event is
  * often held in the binding, "pending", because the EQ was full), one drains
  * the EQ, and one calls lfp_trywait on the binding all along.  trywait reads
  * the pending state that progress writes: before the fix it read it without
  * the lock, a data race that make check SANITIZE=thread reports here.
  *
- * Asserts: every event pushed comes out of the EQ exactly once and in order;
+ * Asserts: every event pushed comes out of the EQ exactly once and in
+ * device order, across classes (each with its class in err);
  * trywait never returns anything but 0 or -EAGAIN; whenever the drainer
  * finds trywait returned 0 with an event held or readable, it is because the
  * state changed after that trywait (checked loosely: trywait's 0 must be
@@ -22,6 +24,14 @@
 #include "vf.h"
 
 #include <stdatomic.h>
+
+/* The type of the i-th event: both classes, interleaved. */
+static enum ibv_event_type type_of(uint64_t i)
+{
+	if (i % 3 == 0)
+		return IBV_EVENT_PORT_ERR;
+	return i % 5 == 0 ? IBV_EVENT_LID_CHANGE : IBV_EVENT_PORT_ACTIVE;
+}
 
 struct rig {
 	struct ibv_context *ctx;
@@ -49,7 +59,7 @@ static void *pusher_main(void *arg)
 			if ((spins & 255) == 0)
 				CHECK_DEADLINE(&r->deadline);
 		}
-		ret = vf_async_push(r->ctx, IBV_EVENT_PORT_ACTIVE, (uint64_t)(i % 250 + 1));
+		ret = vf_async_push(r->ctx, type_of(i), (uint64_t)(i % 250 + 1));
 		CHECK(ret == 0, "vf_async_push: %d", ret);
 		atomic_store(&r->pushed, i);
 	}
@@ -121,8 +131,11 @@ int main(void)
 			continue;
 		}
 		CHECK(n == (ssize_t)sizeof(e), "eq_read: %zd", n);
-		CHECK(code == LFP_VERBS_ASYNC && e.type == IBV_EVENT_PORT_ACTIVE,
-		      "event %u type %d", code, (int)e.type);
+		CHECK(code == LFP_VERBS_ASYNC && e.type == type_of(want),
+		      "event %llu: code %u type %d, expected type %d (reordered)",
+		      (unsigned long long)want, code, (int)e.type, (int)type_of(want));
+		CHECK(e.err == (e.type == IBV_EVENT_PORT_ERR ? EIO : 0),
+		      "event %llu: err %d", (unsigned long long)want, e.err);
 		CHECK(e.element.port_num == (int)(want % 250 + 1),
 		      "event %llu: port %d, expected %d (lost or reordered)",
 		      (unsigned long long)want, e.element.port_num,
@@ -137,8 +150,8 @@ int main(void)
 	CHECK(lfp_verbs_async_close(r.va) == 0, "async_close");
 	CHECK(lfp_eq_close(r.eq) == 0, "eq_close");
 	CHECK(vf_ctx_destroy(r.ctx) == 0, "objects left alive");
-	printf("stress_verbs_async: PASS %llu events through a 4-entry EQ, each once "
-	       "in order, %lu trywaits racing progress (%lu returned 0) (%.1f s)\n",
+	printf("stress_verbs_async: PASS %llu events of both classes through a "
+	       "4-entry EQ, each once in device order, %lu trywaits racing progress (%lu returned 0) (%.1f s)\n",
 	       (unsigned long long)r.n, atomic_load(&r.trywaits),
 	       atomic_load(&r.blocked), stress_seconds_since(t0));
 	return 0;

@@ -2,14 +2,16 @@
  * stress_verbs_chan: several CQs of one completion channel, each read by
  * its own thread, on the test context (no hardware).
  *
- * Four binding CQs share one channel: one in FD mode whose thread blocks
- * in lfp_verbs_cq_sread, two in FD mode whose threads run lfp_trywait and
+ * Five CQs share one channel: one in FD mode whose thread blocks in
+ * lfp_verbs_cq_sread, two in FD mode whose threads run lfp_trywait and
  * poll(2) on their LFP_GETWAIT fds (pausing at random in between, as an
  * application may; one of them is an extended CQ read with its completion
- * timestamps), and one in a wait set whose thread runs lfp_wait.  A producer pushes completions to random CQs with random
- * pauses; whichever thread drains the channel reads events that name the
- * others, so every wakeup of a CQ other than the reader's goes through the
- * binding's credit (the mirror eventfd, or the set's signal).
+ * timestamps), one in a wait set whose thread runs lfp_wait, and one that
+ * its thread polls and arms itself, with an events object (FD mode) for
+ * its channel events.  A producer pushes completions to random CQs with
+ * random pauses; whichever thread drains the channel reads events that
+ * name the others, so every wakeup of a CQ other than the reader's goes
+ * through the binding's credit (the mirror eventfd, or the set's signal).
  *
  * Asserts: every completion arrives exactly once, from the CQ it was pushed
  * to; no reader sleeps 10 s with its completions pending (a wait times out,
@@ -29,9 +31,9 @@
 #include "stress.h"
 #include "vf.h"
 
-#define NQ 4
+#define NQ 5
 #define EXQ 2 /* an extended CQ (ibv_cq_ex) with completion timestamps */
-enum mode { M_SREAD, M_POLL, M_SET };
+enum mode { M_SREAD, M_POLL, M_SET, M_OWNER };
 
 struct reader {
 	struct rig *r;
@@ -55,7 +57,37 @@ struct rig {
 	struct stress_watchdog dog;
 };
 
-static const enum mode modes[NQ] = { M_SREAD, M_POLL, M_POLL, M_SET };
+static const enum mode modes[NQ] = { M_SREAD, M_POLL, M_POLL, M_SET, M_OWNER };
+
+/*
+ * The owner of a CQ the binding does not poll: its own poll, and, when
+ * empty, its channel events taken, its arm, a poll again (a completion
+ * before the arm raised no event), then trywait and a sleep on the events
+ * object's fd.  Returns the completions polled, or 0 after a wake.
+ */
+static int owner_round(struct reader *d, struct ibv_wc *wc, int fd)
+{
+	struct lfp_fid *f = &d->r->v[d->idx]->fid;
+	struct ibv_cq *cq = d->r->cq[d->idx];
+	struct pollfd pfd;
+	int n = ibv_poll_cq(cq, 8, wc), ret;
+
+	if (n)
+		return n;
+	ret = lfp_verbs_cq_events_read(d->r->v[d->idx]);
+	CHECK(ret > 0 || ret == -EAGAIN, "events_read: %d", ret);
+	CHECK(ibv_req_notify_cq(cq, 0) == 0, "the owner's arm");
+	n = ibv_poll_cq(cq, 8, wc);
+	if (n || lfp_trywait(&f, 1))
+		return n;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	CHECK(poll(&pfd, 1, 10000) > 0, "reader %d: its events object's fd slept "
+	      "10 s with %llu of %llu (lost wakeup)", d->idx,
+	      (unsigned long long)d->got, (unsigned long long)d->want);
+	return 0;
+}
 
 static void take(struct reader *d, const uint64_t *ids, int n)
 {
@@ -89,10 +121,15 @@ static void *reader_main(void *arg)
 	struct pollfd pfd;
 	int n, j, fd = -1;
 
-	if (d->mode == M_POLL)
+	if (d->mode == M_POLL || d->mode == M_OWNER)
 		CHECK(lfp_control(f, LFP_GETWAIT, &fd) == 0, "LFP_GETWAIT");
 	while (d->got < d->want) {
-		if (d->mode == M_SREAD) {
+		if (d->mode == M_OWNER) {
+			n = owner_round(d, wc, fd);
+			CHECK(n >= 0, "reader %d: ibv_poll_cq %d", d->idx, n);
+			if (n == 0)
+				continue;
+		} else if (d->mode == M_SREAD) {
 			n = lfp_verbs_cq_sread(v, wc, 8, 10000);
 			CHECK(n != -EAGAIN, "reader %d slept 10 s with %llu of %llu "
 			      "(lost wakeup)", d->idx, (unsigned long long)d->got,
@@ -184,6 +221,7 @@ int main(void)
 		memset(&a, 0, sizeof(a));
 		a.cq.ack_batch = (unsigned)i * 5; /* 0 (the default), 5, 10, 15 */
 		a.cq.wait_obj = modes[i] == M_SET ? LFP_WAIT_SET : LFP_WAIT_FD;
+		a.cq.ack_batch = modes[i] == M_OWNER ? 3 : a.cq.ack_batch;
 		a.cq.wait_set = modes[i] == M_SET ? r.ws : NULL;
 		a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 		r.rd[i].ex = i == EXQ;
@@ -197,7 +235,9 @@ int main(void)
 		} else {
 			r.cq[i] = vf_cq_create(r.ctx, r.ch, NULL, 32);
 			CHECK(r.cq[i] != NULL, "vf_cq_create");
-			ret = lfp_verbs_cq_open(r.cq[i], r.ch, &a.cq, &r.v[i], NULL);
+			ret = modes[i] == M_OWNER ?
+			      lfp_verbs_cq_events_open(r.cq[i], r.ch, &a.cq, &r.v[i], NULL) :
+			      lfp_verbs_cq_open(r.cq[i], r.ch, &a.cq, &r.v[i], NULL);
 		}
 		CHECK(ret == 0, "open CQ %d on the shared channel: %d", i, ret);
 		r.rd[i].r = &r;
@@ -267,7 +307,8 @@ int main(void)
 	CHECK(ibv_destroy_comp_channel(r.ch) == 0, "destroy channel");
 	CHECK(vf_ctx_destroy(r.ctx) == 0, "objects left alive");
 	printf("stress_verbs_chan: PASS %llu completions through %d CQs of one "
-	       "channel (1 sread, 2 trywait+poll of which 1 extended, 1 wait set), each exactly once; "
+	       "channel (1 sread, 2 trywait+poll of which 1 extended, 1 wait set, "
+	       "1 polled by its owner), each exactly once; "
 	       "CQ full %lu times, %lu quiet points (%.1f s)\n",
 	       (unsigned long long)(NQ * r.per), NQ, full, quiet,
 	       stress_seconds_since(t0));

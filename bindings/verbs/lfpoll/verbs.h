@@ -10,13 +10,20 @@
  * FD-mode CQ's LFP_GETWAIT fd is its own.  An extended CQ (ibv_cq_ex) is
  * served the same way and read into struct lfp_verbs_wc_ex, with the fields
  * asked for at its creation.  A verbs async object moves the
- * device's async events into an lfpoll EQ.
+ * device's async events into an lfpoll EQ, all as EQ events in the order
+ * the device sent them, the error class marked in each entry.
+ *
+ * A CQ the application polls itself, on a channel binding CQs use, gets
+ * its channel events through an events object.
  *
  * The binding never owns the ibv_context, ibv_cq or ibv_comp_channel it is
  * given: the caller destroys them after the binding's close.  Every call
  * returns 0 or a count, or a negative errno.  Every call is thread-safe
  * except a close, which must not run concurrently with any other call on
- * the same object (-EBUSY when it sees a thread still inside one).
+ * the same object (-EBUSY when it sees a thread still inside one).  The
+ * blocking calls (the sreads) are cancellation points while they sleep,
+ * and no call is one otherwise.  A forked child must not use the objects
+ * it inherits (lfp_verbs(3)).
  */
 #ifndef LFPOLL_VERBS_H
 #define LFPOLL_VERBS_H
@@ -33,8 +40,9 @@ extern "C" {
 #define LFP_CLASS_VERBS_CQ    (LFP_CLASS_BINDING + 1)
 #define LFP_CLASS_VERBS_ASYNC (LFP_CLASS_BINDING + 2)
 #define LFP_CLASS_VERBS_CQ_EX (LFP_CLASS_BINDING + 3)
+#define LFP_CLASS_VERBS_CQ_EVENTS (LFP_CLASS_BINDING + 4)
 
-/* EQ event code of an async event (payload: struct lfp_verbs_async_entry). */
+/* EQ event code of every async event (payload: struct lfp_verbs_async_entry). */
 #define LFP_VERBS_ASYNC       (LFP_EVENT_USER - 1)
 
 /* Channel events read before they are acked, when ack_batch is 0. */
@@ -47,7 +55,7 @@ struct lfp_verbs_cq_attr {
 	struct lfp_wait *wait_set;   /* with LFP_WAIT_SET */
 };
 
-/* Opaque beyond its fid; a plain or an extended CQ. */
+/* Opaque beyond its fid; a plain or an extended CQ, or an events object. */
 struct lfp_verbs_cq {
 	struct lfp_fid fid;
 };
@@ -86,10 +94,17 @@ struct lfp_verbs_wc_ex {
 	struct ibv_wc_tm_info tm_info;      /* TM_INFO */
 };
 
+/*
+ * One async event, the payload of an EQ event LFP_VERBS_ASYNC.  Every
+ * event is one, in the order the device sent them; err gives the class:
+ * 0 for an info event, EIO for an error-class event, ENODEV for
+ * DEVICE_FATAL.
+ */
 struct lfp_verbs_async_entry {
 	struct lfp_fid *fid;         /* the async object's */
 	void *context;               /* the async object's context */
 	enum ibv_event_type type;
+	int err;                     /* 0: info; EIO: error class; ENODEV: DEVICE_FATAL */
 	union {
 		struct ibv_cq *cq;
 		struct ibv_qp *qp;
@@ -119,9 +134,22 @@ int lfp_verbs_cq_ex_read(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
 int lfp_verbs_cq_ex_sread(struct lfp_verbs_cq *vcq, struct lfp_verbs_wc_ex *wc,
                           int n, int timeout);
 
+/*
+ * A CQ the application polls and arms itself, on a channel that binding CQs
+ * use: its channel events, whoever reads them, are handed to this object
+ * (already acked) instead of dropped.  The binding never polls or arms it.
+ */
+int lfp_verbs_cq_events_open(struct ibv_cq *cq, struct ibv_comp_channel *channel,
+                             const struct lfp_verbs_cq_attr *attr,
+                             struct lfp_verbs_cq **vcq, void *context);
+int lfp_verbs_cq_events_read(struct lfp_verbs_cq *vcq);
+
 int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
                          struct lfp_verbs_async **va, void *context);
 int lfp_verbs_async_progress(struct lfp_verbs_async *va);
+ssize_t lfp_verbs_async_sread(struct lfp_verbs_async *va, uint32_t *event,
+                              void *buf, size_t len, int timeout,
+                              uint64_t flags);
 int lfp_verbs_async_close(struct lfp_verbs_async *va);
 
 const char *lfp_verbs_event_str(enum ibv_event_type type);
