@@ -36,11 +36,15 @@ CFLAGS     ?= -O2 -g
 CXXFLAGS   ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-# Concurrency Kit headers only: lfpoll never links libck.
-CK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags ck 2>/dev/null)
+# Concurrency Kit headers only: lfpoll never links libck.  Only its -I flags:
+# Debian's ck.pc also carries the -D__x86_64__ of the machine that built it.
+CK_CFLAGS  := $(filter -I%,$(shell $(PKG_CONFIG) --cflags ck 2>/dev/null))
 
 WARN       := -Wall -Wextra -Wpedantic -Werror
-override CFLAGS   += -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread -MMD -MP
+# The headers define no feature-test macro (include/lfpoll/common.h): a
+# strict C11 build gives the POSIX level, as a user's would.
+STD_C      := -std=c11 -D_POSIX_C_SOURCE=200809L
+override CFLAGS   += $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -pthread -MMD -MP
 override CXXFLAGS += -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread
 override LDFLAGS  += -pthread
 
@@ -115,7 +119,7 @@ COMPILE_CLANG := $(patsubst include/lfpoll/%.h,$(B)/compile/%.clang.o,$(HEADERS)
 $(B)/compile/%.c.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,C11,$<)
-	$(Q)$(CC) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+	$(Q)$(CC) $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
 $(B)/compile/%.cxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
@@ -127,7 +131,7 @@ $(B)/compile/%.cxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 $(B)/compile/%.clang.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,CLANG,$<)
-	$(Q)$(CLANG) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+	$(Q)$(CLANG) $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
 $(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)

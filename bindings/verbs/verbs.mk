@@ -44,7 +44,7 @@ $(VERBS_A): $(VERBS_OBJS)
 $(B)/compile/verbs.c.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,C11,$<)
-	$(Q)$(CC) -std=c11 $(WARN) -Iinclude -I$(VERBS_DIR) $(CK_CFLAGS) \
+	$(Q)$(CC) $(STD_C) $(WARN) -Iinclude -I$(VERBS_DIR) $(CK_CFLAGS) \
 		-DLFP_HEADER='<lfpoll/verbs.h>' -c tests/compile/one_header.c -o $@
 
 $(B)/compile/verbs.cxx.o: $(VERBS_HDR) tests/compile/one_header.c $(HEADERS) $(INTERNAL)
