@@ -15,9 +15,9 @@
 # the link order. As a shared library they would be searched in the order of
 # the executable's DT_NEEDED entries, and a program linked with -libverbs
 # before -llfpoll_vf would call the real ibv_get_device_list
-# (tests/install/vf_interpose.c shows both). VF_LDFLAGS keeps the three in
-# the executable's dynamic symbol table even where no linked library
-# references them.
+# (tests/install/vf_interpose.c shows both). VF_LDFLAGS exports the three
+# from the executable by name, rather than relying on the linker exporting
+# a definition because a shared library on the link line uses it.
 
 VF_DIR      := support/vf
 VF_A        := $(B)/liblfpoll_vf.a
