@@ -199,7 +199,7 @@ endif
 
 .PHONY: all all-build deps-core check check-deps check-compile check-run bench bench-deps bench-instr \
 	install install-build uninstall clean docs stress model check-build check-install check-docs \
-	check-cxx check-cxx-build check-repo FORCE
+	check-cxx check-cxx-build check-repo check-pkg check-deb FORCE
 
 # `make` first checks what the core needs (installing it as root on Debian,
 # naming it in one line elsewhere), then builds in a fresh make, which sees
@@ -294,6 +294,21 @@ check-build: check-compile $(EXAMPLES) $(CXX_EXAMPLES)
 check: check-deps $(CHECK_MORE)
 	@$(MAKE) --no-print-directory check-build
 	@$(MAKE) --no-print-directory check-run
+
+# For package builds (debian/rules): the header compile tests, the examples
+# and every test program on the built tree, with the dependencies the
+# package declares. Nothing is installed, and the developer's checks
+# (installed-tree, repository, man pages against pandoc) are left out: the
+# package build itself installs and the packages replace them.
+check-pkg: check-compile check-cxx-build $(CORE_EXAMPLES) $(BINDING_ALL)
+	@$(MAKE) --no-print-directory check-run
+
+# The Debian packages built from a copy of the tree and used
+# (scripts/check-deb); .ci/run runs it with DEB_BUILD_OPTIONS=nocheck.
+DEPS_DEB := dpkg-dev debhelper libck-dev libibverbs-dev pkg-config
+check-deb:
+	@$(ENSURE) $(DEPS_DEB)
+	@sh scripts/check-deb
 
 # Model-check the trywait protocol with spin: the protocol must verify and
 # the variant without the producer's barrier must be shown to fail.

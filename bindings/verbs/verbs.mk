@@ -27,7 +27,7 @@ $(VERBS_OBJS): $(B)/verbs/%.o: $(VERBS_DIR)/%.c $(wildcard $(VERBS_DIR)/*.h) \
 		$(VERBS_HDR) $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(VERBS_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(VERBS_CFLAGS) -c $< -o $@
 
 $(VERBS_SO): $(VERBS_OBJS) $(VERBS_DIR)/liblfpoll_verbs.map
 	$(call say,LD,$@)

@@ -38,7 +38,7 @@ SUBST       += VF_A=$(notdir $(VF_A)) VF_LDFLAGS=$(VF_LDFLAGS) \
 $(VF_OBJ): $(VF_DIR)/vf.c $(VF_HDR)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -fPIC -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
 $(VF_A): $(VF_OBJ)
 	$(call say,AR,$@)
