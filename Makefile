@@ -12,6 +12,9 @@
 #   make check SANITIZE=address   the same under ASan+UBSan
 #   make check SANITIZE=thread    the stress programs under TSan (Criterion
 #                                 cannot start under TSan; see README)
+#   make check-deb        the Debian packages built from a copy of the tree,
+#                         checked and used (scripts/check-deb)
+#   make check-pkg        what a package build runs as its tests (debian/rules)
 #   make bench            every benchmark side by side with its peers
 #   make install / uninstall / clean   (install needs no cmake and no pandoc)
 #   make docs             regenerate the committed roff pages docs/man/*.3
