@@ -1,14 +1,22 @@
 # lfpoll: plain GNU make, no configure step.
 #
-#   make [all]            build the .pc files, the examples and each binding
-#                         (bindings/<name>/<name>.mk: the verbs .so and .a)
+#   make [all]            build the .pc files, the CMake package, the examples
+#                         and each module whose dependencies are here
+#                         (bindings/<name>/<name>.mk: the verbs .so and .a;
+#                         support/vf/vf.mk: the test kit liblfpoll_vf.a); a
+#                         module whose dependency is missing is skipped with
+#                         a one-line note; the core needs only Concurrency
+#                         Kit's headers (scripts/ensure-deps checks them first)
 #   make check            header compile tests, Criterion suites, stress tests,
 #                         the installed tree and the man pages (tests/install/)
 #   make check SANITIZE=address   the same under ASan+UBSan
 #   make check SANITIZE=thread    the stress programs under TSan (Criterion
 #                                 cannot start under TSan; see README)
+#   make check-deb        the Debian packages built from a copy of the tree,
+#                         checked and used (scripts/check-deb)
+#   make check-pkg        what a package build runs as its tests (debian/rules)
 #   make bench            every benchmark side by side with its peers
-#   make install / uninstall / clean
+#   make install / uninstall / clean   (install needs no cmake and no pandoc)
 #   make docs             regenerate the committed roff pages docs/man/*.3
 #                         from docs/man/*.3.md (needs pandoc; install does not)
 #   V=1                   show the commands
@@ -24,6 +32,7 @@ includedir ?= $(PREFIX)/include
 libdir     ?= $(PREFIX)/lib
 mandir     ?= $(PREFIX)/share/man
 pkgconfigdir ?= $(libdir)/pkgconfig
+cmakedir   ?= $(libdir)/cmake/lfpoll
 DESTDIR    ?=
 # run after an install as root without DESTDIR, so the loader finds the binding
 LDCONFIG   ?= ldconfig
@@ -36,11 +45,15 @@ CFLAGS     ?= -O2 -g
 CXXFLAGS   ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-# Concurrency Kit headers only: lfpoll never links libck.
-CK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags ck 2>/dev/null)
+# Concurrency Kit headers only: lfpoll never links libck.  Only its -I flags:
+# Debian's ck.pc also carries the -D__x86_64__ of the machine that built it.
+CK_CFLAGS  := $(filter -I%,$(shell $(PKG_CONFIG) --cflags ck 2>/dev/null))
 
 WARN       := -Wall -Wextra -Wpedantic -Werror
-override CFLAGS   += -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread -MMD -MP
+# The headers define no feature-test macro (include/lfpoll/common.h): a
+# strict C11 build gives the POSIX level, as a user's would.
+STD_C      := -std=c11 -D_POSIX_C_SOURCE=200809L
+override CFLAGS   += $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -pthread -MMD -MP
 override CXXFLAGS += -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -pthread
 override LDFLAGS  += -pthread
 
@@ -71,6 +84,16 @@ else
 endif
 
 HEADERS    := $(wildcard include/lfpoll/*.h)
+# The core's CMake package (cmake/*.in); modules add their component files.
+CMAKE_FILES := $(B)/cmake/lfpollConfig.cmake $(B)/cmake/lfpollConfigVersion.cmake
+# What replaces each @NAME@ in the *.in files (.pc, CMake), as NAME=value;
+# modules add theirs. Values hold no space: a flag list is one word (-Wl,a,b).
+CK_INCLUDEDIR := $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
+SUBST := PREFIX=$(PREFIX) includedir=$(includedir) libdir=$(libdir) VERSION=$(VERSION) \
+	VERSION_MAJOR=$(word 1,$(subst ., ,$(VERSION))) VERSION_MINOR=$(word 2,$(subst ., ,$(VERSION))) \
+	CK_CFLAGS=$(if $(filter /usr/include,$(CK_INCLUDEDIR)),,-I$(CK_INCLUDEDIR)) \
+	CK_INCLUDEDIR=$(CK_INCLUDEDIR)
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES     := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRCS))
 CXX_EXAMPLE_SRCS := $(wildcard examples/*.cpp)
@@ -85,7 +108,13 @@ DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-confi
               g++ libatomic-queue-dev libconcurrentqueue-dev
 # g++ and man-db for the C++ example and the installed man pages (tests/install/).
 DEPS_CHECK += g++ man-db
-ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )sh scripts/ensure-deps
+ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )CC='$(CC)' \
+              PKG_CONFIG='$(PKG_CONFIG)' sh scripts/ensure-deps
+# $(call lfp_missing,PACKAGE...): the ones missing here, when the Makefile
+# is read; how a module decides whether it is built (never installs).
+lfp_missing = $(shell CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' sh scripts/ensure-deps --missing $(1))
+# What `make` and `make install` need: the core is Concurrency Kit's headers.
+DEPS_CORE  := libck-dev
 
 # ---------------------------------------------------------------- tests
 TEST_SRCS   := $(wildcard tests/test_*.c)
@@ -115,7 +144,7 @@ COMPILE_CLANG := $(patsubst include/lfpoll/%.h,$(B)/compile/%.clang.o,$(HEADERS)
 $(B)/compile/%.c.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,C11,$<)
-	$(Q)$(CC) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+	$(Q)$(CC) $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
 $(B)/compile/%.cxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
@@ -127,7 +156,7 @@ $(B)/compile/%.cxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 $(B)/compile/%.clang.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,CLANG,$<)
-	$(Q)$(CLANG) -std=c11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
+	$(Q)$(CLANG) $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
 $(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERNAL)
@@ -136,19 +165,55 @@ $(B)/compile/%.clangxx.o: include/lfpoll/%.h tests/compile/one_header.c $(INTERN
 	$(Q)$(CLANGXX) -x c++ -std=c++11 $(WARN) -Iinclude $(CK_CFLAGS) -DLFP_HEADER='<lfpoll/$*.h>' \
 		-c tests/compile/one_header.c -o $@
 
-# ---------------------------------------------------------------- bindings
-# Each compiled binding is a module, bindings/<name>/<name>.mk: it writes
-# its own rules and adds its targets to these lists.
+# ---------------------------------------------------------------- modules
+# Each compiled part is a module: a binding, bindings/<name>/<name>.mk, or
+# the verbs test kit, support/vf/vf.mk. A module writes its own rules in its
+# own folder's terms and adds its targets to these lists:
+#
+#   BINDING_ALL        built by `make` (all)
+#   BINDING_COMPILE    built by `make check` (check-compile)
+#   BINDING_INSTALL    phony targets run by `make install`
+#   BINDING_UNINSTALL  phony targets run by `make uninstall`
+#   BINDING_EXAMPLES   the examples it builds (whether or not it is built):
+#                      the core leaves them to it
+#
+# A module checks its dependencies with $(call lfp_missing,...) when it is
+# read; when one is missing it adds a target that prints a one-line note to
+# BINDING_ALL and BINDING_INSTALL instead of its own targets. (`make check`
+# installs every dependency first, then builds in a fresh make.)
 BINDING_ALL       :=
 BINDING_COMPILE   :=
 BINDING_INSTALL   :=
 BINDING_UNINSTALL :=
-include $(sort $(wildcard bindings/*/*.mk))
+BINDING_EXAMPLES  :=
+include $(sort $(wildcard bindings/*/*.mk)) support/vf/vf.mk
+CORE_EXAMPLES := $(filter-out $(BINDING_EXAMPLES),$(EXAMPLES))
 
-.PHONY: all check check-deps check-compile check-run bench bench-deps bench-instr \
-	install uninstall clean docs stress model check-build check-install check-docs check-cxx check-cxx-build check-repo FORCE
+# The C++ example needs a C++ compiler; the core does not.
+HAVE_CXX := $(if $(shell command -v $(firstword $(CXX)) 2>/dev/null),1)
+ifeq ($(HAVE_CXX),1)
+  CORE_EXAMPLES += $(CXX_EXAMPLES)
+else
+  CORE_EXAMPLES += cxx-examples-skipped
+.PHONY: cxx-examples-skipped
+cxx-examples-skipped:
+	@echo "lfpoll: the C++ examples are skipped: no C++ compiler ($(CXX))"
+endif
 
-all: $(B)/lfpoll.pc $(BINDING_ALL) $(EXAMPLES) $(CXX_EXAMPLES)
+.PHONY: all all-build deps-core check check-deps check-compile check-run bench bench-deps bench-instr \
+	install install-build uninstall clean docs stress model check-build check-install check-docs \
+	check-cxx check-cxx-build check-repo check-pkg check-deb FORCE
+
+# `make` first checks what the core needs (installing it as root on Debian,
+# naming it in one line elsewhere), then builds in a fresh make, which sees
+# what was just installed.
+all: deps-core
+	@$(MAKE) --no-print-directory all-build
+
+all-build: $(B)/lfpoll.pc $(CMAKE_FILES) $(BINDING_ALL) $(CORE_EXAMPLES)
+
+deps-core:
+	@$(ENSURE) $(DEPS_CORE)
 
 check-deps:
 	@$(ENSURE) $(DEPS_CHECK)
@@ -166,9 +231,8 @@ check-run: $(TESTS) $(STRESSES)
 	@sh tests/run-tests $(TESTS) $(STRESSES)
 endif
 
-# Examples are compiled by all and check so they never rot; a binding's
-# module builds the ones that link it. (EXAMPLES is set near the top: all
-# names it.)
+# Examples are compiled by all and check so they never rot; a module
+# builds the ones that link it (BINDING_EXAMPLES).
 
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
@@ -234,6 +298,21 @@ check: check-deps $(CHECK_MORE)
 	@$(MAKE) --no-print-directory check-build
 	@$(MAKE) --no-print-directory check-run
 
+# For package builds (debian/rules): the header compile tests, the examples
+# and every test program on the built tree, with the dependencies the
+# package declares. Nothing is installed, and the developer's checks
+# (installed-tree, repository, man pages against pandoc) are left out: the
+# package build itself installs and the packages replace them.
+check-pkg: check-compile check-cxx-build $(CORE_EXAMPLES) $(BINDING_ALL)
+	@$(MAKE) --no-print-directory check-run
+
+# The Debian packages built from a copy of the tree and used
+# (scripts/check-deb); .ci/run runs it with DEB_BUILD_OPTIONS=nocheck.
+DEPS_DEB := dpkg-dev debhelper libck-dev libibverbs-dev pkg-config
+check-deb:
+	@$(ENSURE) $(DEPS_DEB)
+	@sh scripts/check-deb
+
 # Model-check the trywait protocol with spin: the protocol must verify and
 # the variant without the producer's barrier must be shown to fail.
 model:
@@ -279,26 +358,33 @@ bench-instr: bench-deps
 	@sh scripts/bench-instr $(patsubst $(B)/%,build/instr/%,$(BENCHES))
 
 # ---------------------------------------------------------------- install
-# The .pc files name the install's own directories (never DESTDIR). They
-# depend on a stamp holding those directories, rewritten only when they
-# change, so `make && make install PREFIX=/x` regenerates them.
-PC_VARS := prefix=$(PREFIX) includedir=$(includedir) libdir=$(libdir) version=$(VERSION)
-
+# The .pc and CMake files name the install's own directories (never
+# DESTDIR). They depend on a stamp holding those directories, rewritten only
+# when they change, so `make && make install PREFIX=/x` regenerates them.
+# Each @NAME@ of a *.in file is replaced from SUBST; modules add theirs.
 $(B)/pc.vars: FORCE
 	@mkdir -p $(dir $@)
-	@if [ "$$(cat $@ 2>/dev/null)" != '$(PC_VARS)' ]; then echo '$(PC_VARS)' > $@; fi
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(SUBST)' ]; then echo '$(SUBST)' > $@; fi
+
+# sed -e 's|@NAME@|value|g' for each NAME=value of SUBST.
+lfp_subst = sed $(foreach v,$(SUBST),-e 's|@$(firstword $(subst =, ,$(v)))@|$(patsubst $(firstword $(subst =, ,$(v)))=%,%,$(v))|g')
 
 $(B)/%.pc: %.pc.in $(B)/pc.vars
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@includedir@|$(includedir)|g' \
-		-e 's|@libdir@|$(libdir)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	$(Q)$(lfp_subst) $< > $@
+
+$(B)/cmake/%: cmake/%.in $(B)/pc.vars
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)$(lfp_subst) $< > $@
 
 # Man pages: the roff pages docs/man/*.3 are generated from docs/man/*.3.md
 # by `make docs` and committed, so install needs no pandoc; check-docs keeps
-# them in sync. One link page (".so man3/PAGE.3") per name in each page's
-# NAME section is written at install time (scripts/man-names): the NAME
-# section is their only source, and there is nothing else to keep in sync.
+# them in sync. Every name in a page's NAME section other than the page's
+# own is installed as a symbolic link to the page (scripts/man-names), so
+# that `man NAME` and `man -l man3/NAME.3` both show it: the NAME section is
+# their only source, and there is nothing else to keep in sync.
 MAN_SRCS := $(wildcard docs/man/*.3.md)
 MANS     := $(MAN_SRCS:.md=)
 
@@ -309,26 +395,34 @@ docs:
 		sh scripts/man-gen $$md > $${md%.md}.tmp && mv $${md%.md}.tmp $${md%.md} || exit 1; \
 	done
 
-install: all install-core $(BINDING_INSTALL)
+# Like all, `make install` checks the core's dependencies first; a module
+# whose dependencies are missing prints its note and installs nothing.
+install: deps-core
+	@$(MAKE) --no-print-directory install-build
+
+install-build: all-build install-core $(BINDING_INSTALL)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then $(LDCONFIG); fi
 
 .PHONY: install-core
-install-core: $(B)/lfpoll.pc
-	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir)
+install-core: $(B)/lfpoll.pc $(CMAKE_FILES)
+	install -d $(DESTDIR)$(includedir)/lfpoll/internal $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(cmakedir)
 	install -m 644 $(HEADERS) $(DESTDIR)$(includedir)/lfpoll/
 	install -m 644 $(INTERNAL) $(DESTDIR)$(includedir)/lfpoll/internal/
 	install -m 644 $(B)/lfpoll.pc $(DESTDIR)$(pkgconfigdir)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(cmakedir)/
 	install -d $(DESTDIR)$(mandir)/man3
 	install -m 644 $(MANS) $(DESTDIR)$(mandir)/man3/
 	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
 		[ "$$name" = "$$page" ] && continue; \
-		printf '.so man3/%s.3\n' "$$page" > '$(DESTDIR)$(mandir)/man3/'"$$name.3" || exit 1; \
+		ln -sf "$$page.3" '$(DESTDIR)$(mandir)/man3/'"$$name.3" || exit 1; \
 	done
 	@echo "installed $(words $(MANS)) man pages and their links in $(DESTDIR)$(mandir)/man3"
 
 uninstall: $(BINDING_UNINSTALL)
 	rm -rf $(DESTDIR)$(includedir)/lfpoll
 	rm -f $(DESTDIR)$(pkgconfigdir)/lfpoll.pc
+	rm -f $(addprefix $(DESTDIR)$(cmakedir)/,$(notdir $(CMAKE_FILES)))
+	@rmdir $(DESTDIR)$(cmakedir) 2>/dev/null || :
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MANS)))
 	@sh scripts/man-names $(MAN_SRCS) | while read page name; do \
 		rm -f '$(DESTDIR)$(mandir)/man3/'"$$name.3"; done

@@ -32,7 +32,7 @@ A64_QEMU    ?= qemu-aarch64
 A64_B       := build-arm64
 A64_CK_SRC  ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
 A64_CK      := $(A64_B)/ck
-A64_CFLAGS  := -O2 -std=c11 $(WARN) -Iinclude -Itests/arm64 -I$(A64_CK) \
+A64_CFLAGS  := -O2 $(STD_C) $(WARN) -Iinclude -Itests/arm64 -I$(A64_CK) \
                -DLFP_STATS -Itests -pthread
 A64_LDFLAGS := -pthread -static
 

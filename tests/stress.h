@@ -7,9 +7,9 @@
  * every invariant held and 1 at the first that did not (CHECK), and prints
  * one summary line; tests/run-tests counts it as one test.
  *
- * Include an lfpoll header before this one (it selects POSIX under
- * -std=c11), or define _POSIX_C_SOURCE or _GNU_SOURCE before any include:
- * these helpers use clock_gettime, sched_yield and pthreads.
+ * Under -std=c11, build with -D_POSIX_C_SOURCE=200809L (the Makefile does)
+ * or define _GNU_SOURCE before any include: these helpers use
+ * clock_gettime, sched_yield and pthreads.
  *
  *   CHECK(cond, fmt, ...)      on failure print file:line, the condition and
  *                              the message, and exit 1 (from any thread)

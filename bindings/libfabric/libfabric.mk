@@ -41,7 +41,7 @@ $(FABRIC_SO): $(FABRIC_OBJS) $(FABRIC_DIR)/liblfpoll-fi.map
 $(B)/compile/fi_lfpoll.c.o: $(FABRIC_HDR) tests/compile/one_header.c
 	@mkdir -p $(dir $@)
 	$(call say,C11,$<)
-	$(Q)$(CC) -std=c11 $(WARN) -I$(FABRIC_DIR) $(FI_CFLAGS) \
+	$(Q)$(CC) $(STD_C) $(WARN) -I$(FABRIC_DIR) $(FI_CFLAGS) \
 		-DLFP_HEADER='<lfpoll/fi_lfpoll.h>' -c tests/compile/one_header.c -o $@
 
 $(B)/compile/fi_lfpoll.cxx.o: $(FABRIC_HDR) tests/compile/one_header.c

@@ -9,17 +9,13 @@
 #define LFPOLL_COMMON_H
 
 /*
- * lfpoll uses POSIX calls (clock_gettime, posix_memalign, condition-variable
- * clocks).  Under a strict -std=c11 they are hidden unless a feature macro is
- * set before the first system header; do it here when the includer set none,
- * which works when an lfpoll header is included first.  Otherwise compile
- * with -std=gnu11 or -D_POSIX_C_SOURCE=200809L.
+ * lfpoll uses POSIX.1-2008 calls (clock_gettime, posix_memalign,
+ * condition-variable clocks), and defines no feature-test macro: which
+ * interfaces the C library shows is the includer's choice for the whole
+ * translation unit.  The default GNU modes (-std=gnu11, C++) show them; a
+ * strict -std=c11 needs -D_POSIX_C_SOURCE=200809L (or _XOPEN_SOURCE 700,
+ * _DEFAULT_SOURCE, _GNU_SOURCE), checked below.
  */
-#if !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && \
-    !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
-#  define _POSIX_C_SOURCE 200809L
-#endif
-
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -31,13 +27,16 @@
 #include <sys/types.h>
 
 /*
- * Under a strict -std=c11 with a system header included before this one, the
- * C library has already hidden the POSIX calls lfpoll needs (posix_memalign,
- * clock_gettime, eventfd...), and the define above comes too late.  glibc
- * shows it with __USE_XOPEN2K; stop here with the fix, not deep in ring.h.
+ * Under a strict -std=c11 with no feature macro the C library hides the
+ * POSIX calls lfpoll needs: stop here with the fix, not deep in ring.h.
+ * glibc shows POSIX.1-2001 and later with __USE_XOPEN2K; elsewhere, a
+ * strict mode with none of the macros is the case to catch.
  */
-#if defined(__GLIBC__) && !defined(__USE_XOPEN2K)
-#  error "lfpoll needs POSIX.1-2008: include an lfpoll header before any system header, or compile with -std=gnu11 or -D_POSIX_C_SOURCE=200809L"
+#if defined(__GLIBC__) ? !defined(__USE_XOPEN2K) :                          \
+    (defined(__STRICT_ANSI__) && !defined(__cplusplus) &&                   \
+     !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE) &&                \
+     !defined(_DEFAULT_SOURCE) && !defined(_BSD_SOURCE) && !defined(_GNU_SOURCE))
+#  error "lfpoll needs POSIX.1-2008: compile with -D_POSIX_C_SOURCE=200809L (or -std=gnu11), defined before any #include"
 #endif
 
 #ifndef LFP_INLINE

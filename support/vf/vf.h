@@ -14,9 +14,9 @@
  * ibv_query_* or other verbs that need a provider on a vf context.
  *
  * Linking this file interposes read(), close() and ibv_get_device_list() for
- * the whole process (see tests/verbs.mk): -Wl,--wrap cannot do it, because it
- * only rewrites references in the objects being linked, never libibverbs.so's
- * own read@plt. The interposers pass everything through unless a test asks
+ * the whole process (see tests/verbs.mk; installed, lfpoll_vf(3)): -Wl,--wrap
+ * cannot do it, because it only rewrites references in the objects being
+ * linked, never libibverbs.so's own read@plt. The interposers pass everything through unless a test asks
  * otherwise. Nothing here depends on Criterion; every function is thread-safe
  * unless its comment says otherwise.
  *

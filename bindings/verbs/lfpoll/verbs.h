@@ -28,7 +28,7 @@
 #ifndef LFPOLL_VERBS_H
 #define LFPOLL_VERBS_H
 
-/* lfpoll first: it sets the POSIX feature macro under a strict -std=c11. */
+/* lfpoll first: under a strict -std=c11 it names the feature macro to set. */
 #include <lfpoll/lfpoll.h>
 
 #include <infiniband/verbs.h>
