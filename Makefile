@@ -245,14 +245,16 @@ stress: check-deps $(STRESSES)
 	@LFP_STRESS=long sh tests/run-tests $(STRESSES)
 
 # ---------------------------------------------------------------- bench
-BENCH_SRCS := $(filter-out bench/harness.c,$(wildcard bench/*.c))
+# Every bench/*.c is a program, but for the harness and the placement
+# code the sweep links (bench/bench.mk).
+BENCH_SRCS := $(filter-out bench/harness.c bench/topo.c,$(wildcard bench/*.c))
 BENCHES    := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 BENCH_MARCH ?= -march=native
 BENCH_CFLAGS := -O2 -g $(BENCH_MARCH) -Ibench -DLFP_STATS
 DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
 FABRIC_LIBS := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 
-$(B)/bench/%: bench/%.c bench/harness.c bench/harness.h $(HEADERS) $(INTERNAL)
+$(B)/bench/%: bench/%.c bench/harness.c $(wildcard bench/*.h) $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(filter-out -O2 -g,$(CFLAGS)) $(BENCH_CFLAGS) $(BENCH_CFLAGS_$*) \
