@@ -61,37 +61,37 @@ static const struct bench_target t_spsc_1p1c_b32[] = { { "dpdk_spsc", 1.2 } };
 
 static const struct ring_case cases[] = {
 	{ "ring/1thr", "one thread: enqueue one event, dequeue it" NOTE_MC,
-	  0, 0, 1, 0, 64, set_mpmc, T(t_1thr), NULL, INSTR_ITEMS },
+	  0, 0, 1, 0, 64, set_mpmc, T(t_1thr), NULL, INSTR_ITEMS, NULL },
 	{ "ring/1thr-pre", "one thread: enqueue one event written 32 items "
 	  "before, dequeue it" NOTE_MC, 0, 0, 1, 1, 64, set_mpmc, T(t_pre),
-	  NULL, INSTR_ITEMS },
+	  NULL, INSTR_ITEMS, NULL },
 	{ "ring/1thr-b32", "one thread: enqueue 32, dequeue 32 (burst calls; "
 	  NOTE_B ")" NOTE_MC, 0, 0, 32, 0, 64, set_mpmc, T(t_1thr_b32),
-	  NULL, INSTR_ITEMS },
+	  NULL, INSTR_ITEMS, NULL },
 	{ "ring/1p1c", "1 producer + 1 consumer on 2 CPUs, single operations"
-	  NOTE_MC, 1, 1, 1, 0, 64, set_mpmc, T(t_1p1c), NULL, 0 },
+	  NOTE_MC, 1, 1, 1, 0, 64, set_mpmc, T(t_1p1c), NULL, 0, NULL },
 	{ "ring/2p2c", "2 producers + 2 consumers: 4 threads on 2 cores, "
 	  "single operations" NOTE_MC, 2, 2, 1, 0, 64, set_mpmc, T(t_2p2c),
-	  NULL, 0 },
+	  NULL, 0, NULL },
 	{ "ring/1p1c-b32", "1 producer + 1 consumer on 2 CPUs, bursts of 32 "
 	  "(" NOTE_B ")" NOTE_MC, 1, 1, 32, 0, 64, set_mpmc, T(t_1p1c_b32),
-	  NULL, 0 },
+	  NULL, 0, NULL },
 	{ "ring/2p2c-b32", "2 producers + 2 consumers: 4 threads on 2 cores, "
 	  "bursts of 32 (" NOTE_B ")" NOTE_MC, 2, 2, 32, 0, 64, set_mpmc,
-	  NULL, 0, NULL, 0 },
+	  NULL, 0, NULL, 0, NULL },
 	/* The single-producer single-consumer mode. */
 	{ "ring/spsc-1thr", "SP/SC mode, one thread: enqueue one, dequeue it",
-	  0, 0, 1, 0, 64, set_spsc, NULL, 0, NULL, INSTR_ITEMS },
+	  0, 0, 1, 0, 64, set_spsc, NULL, 0, NULL, INSTR_ITEMS, NULL },
 	{ "ring/spsc-1thr-pre", "SP/SC mode, one thread: enqueue one event "
 	  "written 32 items before, dequeue it", 0, 0, 1, 1, 64, set_spsc,
-	  NULL, 0, NULL, INSTR_ITEMS },
+	  NULL, 0, NULL, INSTR_ITEMS, NULL },
 	{ "ring/spsc-1thr-b32", "SP/SC mode, one thread: bursts of 32", 0, 0,
-	  32, 0, 64, set_spsc, T(t_spsc_1thr_b32), NULL, INSTR_ITEMS },
+	  32, 0, 64, set_spsc, T(t_spsc_1thr_b32), NULL, INSTR_ITEMS, NULL },
 	{ "ring/spsc-1p1c", "SP/SC mode, 1 producer + 1 consumer on 2 CPUs, "
-	  "single operations", 1, 1, 1, 0, 64, set_spsc, NULL, 0, NULL, 0 },
+	  "single operations", 1, 1, 1, 0, 64, set_spsc, NULL, 0, NULL, 0, NULL },
 	{ "ring/spsc-1p1c-b32", "SP/SC mode, 1 producer + 1 consumer on 2 "
 	  "CPUs, bursts of 32", 1, 1, 32, 0, 64, set_spsc,
-	  T(t_spsc_1p1c_b32), NULL, 0 },
+	  T(t_spsc_1p1c_b32), NULL, 0, NULL },
 };
 
 /*

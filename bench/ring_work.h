@@ -75,6 +75,24 @@ uint64_t ev_seq(const void *e, size_t esz)
 	return seq;
 }
 
+/* One event through the ring in one thread: enqueue in, dequeue it into
+ * out, check it is item n.  0, or bench_fail(). */
+BENCH_TEMPLATE int st_item(void *q, const void *in, void *out, enq_fn enq,
+                           deq_fn deq, size_t esz, uint64_t n)
+{
+	if (enq(q, in))
+		return bench_fail("enqueue into an empty ring failed (item %llu)",
+		                  (unsigned long long)n);
+	if (deq(q, out))
+		return bench_fail("ring empty after an enqueue (item %llu)",
+		                  (unsigned long long)n);
+	if (!ev_same(out, in, esz) || ev_seq(out, esz) != (n & EV8_SEQ_MASK))
+		return bench_fail("item %llu came back as %llu",
+		                  (unsigned long long)n,
+		                  (unsigned long long)ev_seq(out, esz));
+	return 0;
+}
+
 /* One thread: enqueue one event, dequeue it. */
 BENCH_TEMPLATE int st_one(void *arg, struct bench_round *r, enq_fn enq,
                           deq_fn deq, size_t esz)
@@ -90,18 +108,8 @@ BENCH_TEMPLATE int st_one(void *arg, struct bench_round *r, enq_fn enq,
 	do {
 		for (k = 0; k < 256; k++, n++) {
 			ev_make(in, esz, 0, n);
-			if (enq(q, in))
-				return bench_fail("enqueue into an empty ring "
-				                  "failed (item %llu)",
-				                  (unsigned long long)n);
-			if (deq(q, out))
-				return bench_fail("ring empty after an enqueue "
-				                  "(item %llu)",
-				                  (unsigned long long)n);
-			if (!ev_same(out, in, esz))
-				return bench_fail("item %llu came back as %llu",
-				                  (unsigned long long)n,
-				                  (unsigned long long)ev_seq(out, esz));
+			if (st_item(q, in, out, enq, deq, esz, n))
+				return -1;
 		}
 	} while (!bench_round_over(r, n, t0));
 	r->ns = bench_now_ns() - t0;
@@ -121,7 +129,6 @@ BENCH_TEMPLATE int st_pre(void *arg, struct bench_round *r, enq_fn enq,
 	void *q = ((struct ring_ctx *)arg)->q;
 	unsigned char pre[PRE_RING * EV_MAX] __attribute__((aligned(64)));
 	unsigned char out[EV_MAX] __attribute__((aligned(64)));
-	unsigned char *in;
 	uint64_t n = 0, t0;
 	int k;
 
@@ -134,19 +141,9 @@ BENCH_TEMPLATE int st_pre(void *arg, struct bench_round *r, enq_fn enq,
 		for (k = 0; k < 256; k++, n++) {
 			ev_make(pre + ((n + PRE_AHEAD) % PRE_RING) * esz, esz, 0,
 			        n + PRE_AHEAD);
-			in = pre + (n % PRE_RING) * esz;
-			if (enq(q, in))
-				return bench_fail("enqueue into an empty ring "
-				                  "failed (item %llu)",
-				                  (unsigned long long)n);
-			if (deq(q, out))
-				return bench_fail("ring empty after an enqueue "
-				                  "(item %llu)",
-				                  (unsigned long long)n);
-			if (!ev_same(out, in, esz) || ev_seq(out, esz) != n)
-				return bench_fail("item %llu came back as %llu",
-				                  (unsigned long long)n,
-				                  (unsigned long long)ev_seq(out, esz));
+			if (st_item(q, pre + (n % PRE_RING) * esz, out, enq,
+			            deq, esz, n))
+				return -1;
 		}
 	} while (!bench_round_over(r, n, t0));
 	r->ns = bench_now_ns() - t0;
