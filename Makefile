@@ -245,9 +245,9 @@ stress: check-deps $(STRESSES)
 	@LFP_STRESS=long sh tests/run-tests $(STRESSES)
 
 # ---------------------------------------------------------------- bench
-# Every bench/*.c is a program, but for the harness and the placement
-# code the sweep links (bench/bench.mk).
-BENCH_SRCS := $(filter-out bench/harness.c bench/topo.c,$(wildcard bench/*.c))
+# Every bench/*.c is a program, but for the harness, the placement code the
+# sweep links and the call sites footprint reads (bench/bench.mk).
+BENCH_SRCS := $(filter-out bench/harness.c bench/topo.c bench/wrappers.c,$(wildcard bench/*.c))
 BENCHES    := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 BENCH_MARCH ?= -march=native
 BENCH_CFLAGS := -O2 -g $(BENCH_MARCH) -Ibench -DLFP_STATS
