@@ -125,7 +125,10 @@ int ev_get(const void *e, size_t esz, uint32_t *p, uint64_t *seq)
 }
 
 /* A pool entry's free mark (ck_ring_ptr): the producer field, or for
- * 8-byte events the whole word (no event of producer 255 is made). */
+ * 8-byte events the whole word (no event of producer 255 is made).  The
+ * producer's acquire in ev_is_free pairs with the consumer's release in
+ * ev_set_free: the consumer's copy out of the entry is complete before the
+ * producer overwrites it. */
 static inline __attribute__((always_inline))
 int ev_is_free(const void *e, size_t esz)
 {
