@@ -75,8 +75,10 @@ uint64_t ev_seq(const void *e, size_t esz)
 	return seq;
 }
 
-/* One event through the ring in one thread: enqueue in, dequeue it into
- * out, check it is item n.  0, or bench_fail(). */
+/* One event through the ring in one thread: enqueue in (item n), dequeue
+ * it into out, check it came back whole.  0, or bench_fail().  out is an
+ * array the failure path reads, so the dequeue's copy is made in full: no
+ * part of it can be left out as unread. */
 BENCH_TEMPLATE int st_item(void *q, const void *in, void *out, enq_fn enq,
                            deq_fn deq, size_t esz, uint64_t n)
 {
@@ -86,7 +88,7 @@ BENCH_TEMPLATE int st_item(void *q, const void *in, void *out, enq_fn enq,
 	if (deq(q, out))
 		return bench_fail("ring empty after an enqueue (item %llu)",
 		                  (unsigned long long)n);
-	if (!ev_same(out, in, esz) || ev_seq(out, esz) != (n & EV8_SEQ_MASK))
+	if (!ev_same(out, in, esz))
 		return bench_fail("item %llu came back as %llu",
 		                  (unsigned long long)n,
 		                  (unsigned long long)ev_seq(out, esz));
