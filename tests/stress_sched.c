@@ -805,7 +805,7 @@ static void f_cq(void)
 	CHECK(n == -LFP_EAVAIL, "F: CQ: read with an error queued returned %zd", n);
 	memset(&err, 0, sizeof(err));
 	n = lfp_cq_readerr(cq, &err, 0);
-	CHECK(n == (ssize_t)sizeof(err) && err.err == EIO &&
+	CHECK(n == 1 && err.err == EIO &&
 	      err.op_context == (void *)1000, "F: CQ: readerr: %zd", n);
 	n = lfp_cq_read(cq, &e, 1);
 	CHECK(n == 1 && e.op_context == (void *)2, "F: CQ: event 2 after the "
@@ -1035,7 +1035,7 @@ static void walk_drain_cq(struct walk *w, struct lfp_cq *cq,
 			return;
 		if (n == -LFP_EAVAIL) {
 			memset(&err, 0, sizeof(err));
-			CHECK(lfp_cq_readerr(cq, &err, 0) == (ssize_t)sizeof(err) &&
+			CHECK(lfp_cq_readerr(cq, &err, 0) == 1 &&
 			      err.err == EIO, "W: %s: readerr after -LFP_EAVAIL failed",
 			      w->label);
 			CHECK(atomic_load(next) <= W_ROUNDS / 2, "W: %s: the CQ error "

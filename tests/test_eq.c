@@ -217,12 +217,14 @@ Test(eq, open_unknown_flag_bits_are_einval)
 	unsigned bit;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.flags = LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE;
+	attr.flags = LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE |
+	             LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER;
 	cr_assert_eq(open_ret(&attr), 0, "the documented open flags refused");
 	for (bit = 0; bit < 64; bit++) {
 		uint64_t f = (uint64_t)1 << bit;
 
-		if (f & (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE))
+		if (f & (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE |
+		         LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER))
 			continue;
 		attr.flags = f;
 		cr_assert_eq(open_ret(&attr), -EINVAL, "flag bit %u accepted", bit);
@@ -710,35 +712,48 @@ Test(eq, readerr_copies_err_data_into_caller_buffer)
 	close_eq(eq);
 }
 
-/* A caller buffer too short for the error data: refused with
- * -LFP_ETOOSMALL, untouched, the entry kept, and the size needed reported;
- * nothing is cut short silently. */
-Test(eq, readerr_refuses_a_short_err_data_buffer_and_keeps_the_entry)
+/* fi_eq(3): "On output, err_data_size will be set to the number of bytes
+ * copied to the err_data buffer."  A short buffer gets the data cut to its
+ * size, and the entry is consumed. */
+Test(eq, readerr_cuts_the_data_to_a_short_buffer_and_consumes_the_entry)
 {
 	struct lfp_eq *eq = open_eq(8, 0, LFP_WAIT_NONE, 64);
-	unsigned char src[20], dst[16], want[16], big[20];
+	unsigned char src[20], dst[16], want[16];
 	struct lfp_eq_err_entry e;
 
 	pattern(src, sizeof(src), 22);
 	cr_assert_geq(put_err(eq, NULL, 1, EIO, 5, src, sizeof(src)), 0);
+	cr_assert_geq(put_err(eq, NULL, 2, EIO, 6, src, 4), 0);
 	memset(dst, 0xEE, sizeof(dst));
 	memset(&e, 0, sizeof(e));
 	e.err_data = dst;
 	e.err_data_size = 8;
-	cr_assert_eq(lfp_eq_readerr(eq, &e, 0), -LFP_ETOOSMALL);
-	cr_assert_eq(e.err_data_size, sizeof(src), "err_data_size %zu: the size "
-	             "needed", e.err_data_size);
-	memset(want, 0xEE, sizeof(want));
-	cr_assert_arr_eq(dst, want, sizeof(dst), "a refused read wrote the buffer");
-	memset(&e, 0, sizeof(e));
-	e.err_data = big;
-	e.err_data_size = sizeof(big);
+	cr_assert_eq(lfp_eq_readerr(eq, &e, LFP_PEEK),
+	             (ssize_t)sizeof(struct lfp_eq_err_entry));
+	cr_assert_eq(e.err_data_size, 8, "err_data_size %zu: the bytes copied",
+	             e.err_data_size);
+	memset(dst, 0xEE, sizeof(dst));
+	e.err_data = dst;
+	e.err_data_size = 8;
 	cr_assert_eq(lfp_eq_readerr(eq, &e, 0),
-	             (ssize_t)sizeof(struct lfp_eq_err_entry), "the entry was kept");
-	cr_assert_eq(e.err_data_size, sizeof(src));
-	cr_assert_arr_eq(big, src, sizeof(src));
+	             (ssize_t)sizeof(struct lfp_eq_err_entry));
+	cr_assert_eq(e.err_data, (void *)dst, "the caller's buffer is kept");
+	cr_assert_eq(e.err_data_size, 8, "err_data_size %zu: the bytes copied",
+	             e.err_data_size);
+	cr_assert_eq(e.prov_errno, 5);
+	memcpy(want, src, 8);
+	memset(want + 8, 0xEE, sizeof(want) - 8);
+	cr_assert_arr_eq(dst, want, sizeof(dst), "not the first 8 bytes, or past them");
+	/* Consumed: the next readerr returns the second error. */
+	memset(&e, 0, sizeof(e));
+	e.err_data = dst;
+	e.err_data_size = sizeof(dst);
+	cr_assert_eq(lfp_eq_readerr(eq, &e, 0),
+	             (ssize_t)sizeof(struct lfp_eq_err_entry));
+	cr_assert_eq(e.prov_errno, 6, "the cut-short entry was not consumed");
+	cr_assert_eq(e.err_data_size, 4);
 	cr_assert_eq(lfp_eq_readerr(eq, &e, 0), -EAGAIN);
-	close_eq(eq);
+	lfp_eq_close(eq);
 }
 
 Test(eq, readerr_without_buffer_points_at_eq_owned_data)

@@ -280,7 +280,7 @@ Test(ring, no_payload_straddles_a_line)
 		need = (slot + LFP_CACHELINE - 1) / LFP_CACHELINE;
 		for (i = 0; i < 8; i++) {
 			const unsigned char *d = lfp__ring_data(&g, i);
-			const unsigned char *w = (const unsigned char *)lfp__ring_wordp(&g, i);
+			const unsigned char *w = (const unsigned char *)lfp__slot_wordp(&g, i);
 
 			cr_assert_eq(lines_touched(d, slot), need, "slot size %zu, "
 			             "slot %zu: the payload at line offset %zu "

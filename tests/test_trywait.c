@@ -158,10 +158,10 @@ static void drain(struct objs *o, enum work w)
 	case EQ_EVENT:    cr_assert_eq(lfp_eq_read(o->eq, &ev, NULL, 0, 0), 0); break;
 	case EQ_ERROR:    cr_assert_eq(lfp_eq_readerr(o->eq, &eerr, 0), (ssize_t)sizeof(eerr)); break;
 	case CQ_COMP:     cr_assert_eq(lfp_cq_read(o->cq, &ce, 1), 1); break;
-	case CQ_ERROR:    cr_assert_eq(lfp_cq_readerr(o->cq, &cerr, 0), (ssize_t)sizeof(cerr)); break;
+	case CQ_ERROR:    cr_assert_eq(lfp_cq_readerr(o->cq, &cerr, 0), 1); break;
 	case WS_EQ_EVENT: cr_assert_eq(lfp_eq_read(o->ws_eq, &ev, NULL, 0, 0), 0); break;
 	case WS_CQ_COMP:  cr_assert_eq(lfp_cq_read(o->ws_cq, &ce, 1), 1); break;
-	case WS_CQ_ERROR: cr_assert_eq(lfp_cq_readerr(o->ws_cq, &cerr, 0), (ssize_t)sizeof(cerr)); break;
+	case WS_CQ_ERROR: cr_assert_eq(lfp_cq_readerr(o->ws_cq, &cerr, 0), 1); break;
 	default:          break;
 	}
 }

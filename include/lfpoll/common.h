@@ -57,8 +57,22 @@
 #ifndef LFP_SLOW
 #  define LFP_SLOW static __attribute__((noinline, cold, unused))
 #endif
+/* Hot code kept out of line on purpose: used where an inline copy at every
+ * call site would cost more than the call (the single-producer,
+ * single-consumer paths of EQs and CQs, whose call sites stay small). */
+#ifndef LFP_OUTLINE
+#  define LFP_OUTLINE static __attribute__((noinline, unused))
+#endif
 /* For generated functions a file may not call (typed rings). */
 #define LFP__UNUSED __attribute__((unused))
+/* Whether the compiler knows x here (after inlining): the inline EQ calls
+ * copy inline only a payload whose size is known, where the copy becomes
+ * a few moves; any other size goes to the out-of-line path, which calls
+ * memcpy anyway. */
+#define LFP__CONSTANT(x) __builtin_constant_p(x)
+/* Branch hints: the fast path's tests of rare cases. */
+#define LFP__LIKELY(x)   __builtin_expect(!!(x), 1)
+#define LFP__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #include "internal/atomic.h"
 
@@ -82,13 +96,25 @@ LFP_INLINE int lfp__neg_errno(void)
 }
 
 /*
+ * The result of an out-of-line error path, which is always negative: said
+ * so to the compiler, which cannot see inside the call, so that a caller's
+ * output (written only on success) is not "maybe used uninitialized".
+ */
+LFP_INLINE ssize_t lfp__failed(ssize_t r)
+{
+	if (r >= 0)
+		__builtin_unreachable();
+	return r;
+}
+
+/*
  * The layout version of lfpoll's object structs.  Every object records the
  * value of the headers that built it (fid.abi); a compiled binding checks
  * it against its own (lfp_binding_check).  Bump it whenever a struct that a
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 3
+#define LFP_ABI_VERSION 4
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */
@@ -101,6 +127,15 @@ LFP_INLINE int lfp__neg_errno(void)
 #define LFP_AFFINITY         (1ULL << 29)
 /* Extension: a full EQ returns -EAGAIN to the writer instead of overrunning. */
 #define LFP_EQ_BACKPRESSURE  (1ULL << 60)
+/*
+ * Extensions, at open (rings, EQs, CQs): only one thread at a time writes
+ * (LFP_SINGLE_PRODUCER) or reads (LFP_SINGLE_CONSUMER).  That side then
+ * claims positions without a CAS; with both, the queue is a wait-free
+ * index ring that copies a burst in one pass per side.  Built with
+ * LFP_DEBUG, a second thread on a single side aborts with a message.
+ */
+#define LFP_SINGLE_PRODUCER  (1ULL << 58)
+#define LFP_SINGLE_CONSUMER  (1ULL << 59)
 
 enum lfp_wait_obj {
 	LFP_WAIT_NONE,

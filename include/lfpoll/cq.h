@@ -92,6 +92,8 @@ struct lfp_cq_attr {
 #define LFP_CQ_ERR_CAPACITY  256  /* error entries queued at most */
 #define LFP_CQ_ERR_DATA_MAX  64   /* bytes of provider error data per error */
 
+#define LFP__CQ_OPEN_FLAGS (LFP_AFFINITY | LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER)
+
 struct lfp_cq {
 	struct lfp_fid fid;
 	struct lfp_ring entries;
@@ -181,7 +183,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	if (attr)
 		a = *attr;
 	esz = lfp__cq_entry_size(a.format);
-	if (!esz || (a.flags & ~LFP_AFFINITY) || a.size > LFP_RING_MAX_CAPACITY ||
+	if (!esz || (a.flags & ~LFP__CQ_OPEN_FLAGS) || a.size > LFP_RING_MAX_CAPACITY ||
 	    (a.wait_cond != LFP_CQ_COND_NONE && a.wait_cond != LFP_CQ_COND_THRESHOLD) ||
 	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
@@ -189,18 +191,19 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 		a.format = LFP_CQ_FORMAT_CONTEXT;
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_CQ_DEFAULT_SIZE);
 	/* A slot holds the completion, then its source address. */
-	bytes = lfp_ring_memsize(cap, esz + sizeof(lfp_addr_t));
+	bytes = lfp_ring_memsize_flags(cap, esz + sizeof(lfp_addr_t),
+	                               a.flags & LFP__RING_FLAGS);
 	if (!bytes)
 		return -EINVAL;
 	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*cq)))
 		return -ENOMEM;
 	cq = (struct lfp_cq *)p;
 	memset(cq, 0, sizeof(*cq));
-	if (posix_memalign(&p, LFP_CACHELINE, bytes)) {
+	if (lfp__ring_alloc(&cq->entries, cap, esz + sizeof(lfp_addr_t),
+	                    a.flags & LFP__RING_FLAGS)) {
 		free(cq);
 		return -ENOMEM;
 	}
-	lfp_ring_init(&cq->entries, p, cap, esz + sizeof(lfp_addr_t));
 	ret = lfp__errq_init(&cq->errq, cap < LFP_CQ_ERR_CAPACITY ? cap : LFP_CQ_ERR_CAPACITY,
 	                     sizeof(struct lfp_cq_err_entry), LFP_CQ_ERR_DATA_MAX);
 	if (ret)
@@ -221,7 +224,7 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 fail_errq:
 	lfp__errq_fini(&cq->errq);
 fail_ring:
-	free(cq->entries.slots);
+	lfp__ring_free_mem(&cq->entries);
 	free(cq);
 	return ret;
 }
@@ -239,44 +242,101 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 		return -EBUSY;
 	lfp__waitable_close(&cq->w, &cq->own);
 	lfp__errq_fini(&cq->errq);
-	free(cq->entries.slots);
+	lfp__ring_free_mem(&cq->entries);
 	free(cq);
 	return 0;
+}
+
+/*
+ * Copy n bytes (a multiple of 8, at least 8: every CQ format is) 8 at a
+ * time: the CQ's entry size is known only at run time, and a memcpy of a
+ * run-time size is a call.  No reader peeks at a CQ's slots, so plain
+ * copies suffice.
+ */
+LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t w;
+	size_t i;
+
+	i = 0;
+	do { /* n >= 8 */
+		memcpy(&w, s + i, 8);
+		memcpy(d + i, &w, 8);
+		i += 8;
+	} while (i < n);
+}
+
+/* lfp_cq_writefrom whole, out of line: bursts (the entry size is known
+ * only at run time, so an inline copy would gain nothing), every mode, and
+ * whatever a single entry's inline attempt could not do. */
+LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entries,
+                                           const lfp_addr_t *src_addr,
+                                           size_t count)
+{
+	const unsigned char *s = (const unsigned char *)entries;
+	struct lfp__ring_geo g;
+	uint64_t pos = 0;
+	size_t k, i, esz;
+	unsigned char *d;
+
+	if (!cq || !entries || count == 0)
+		return -EINVAL;
+	esz = cq->entry_size;
+	g = lfp__ring_geo(&cq->entries);
+	lfp__side_enter(&cq->entries, 1);
+	k = lfp__ring_claim_prod(&cq->entries, &g, count, &pos);
+	if (!k) {
+		lfp__side_leave(&cq->entries, 1);
+		return -EAGAIN;
+	}
+	for (i = 0; i < k; i++) {
+		d = lfp__ring_data(&g, pos + i);
+		lfp__cq_copy(d, s + i * esz, esz);
+		*(lfp_addr_t *)(void *)(d + esz) = src_addr ? src_addr[i]
+		                                            : LFP_ADDR_NOTAVAIL;
+		lfp__ring_publish(&g, pos + i, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
+	}
+	lfp__ring_commit_prod(&cq->entries, &g, pos, k);
+	lfp__side_leave(&cq->entries, 1);
+	lfp__notify_all(cq->w.sig, &cq->link);
+	return (ssize_t)k;
 }
 
 /*
  * Producer side: queue up to count completions of the CQ's format from
  * entries, each with its source address from src_addr (NULL: none, read
  * back as LFP_ADDR_NOTAVAIL).  Returns how many were queued (a prefix), or
- * -EAGAIN when the CQ is full.
+ * -EAGAIN when the CQ is full.  A single entry (count the constant 1) on
+ * the default mode is queued inline when its one attempt succeeds.
  */
-LFP_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
-                                    const lfp_addr_t *src_addr, size_t count)
+LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries,
+                                          const lfp_addr_t *src_addr, size_t count)
 {
-	const unsigned char *s = (const unsigned char *)entries;
 	struct lfp__ring_geo g;
-	uint64_t pos = 0;
-	size_t k, i, esz;
-	lfp_addr_t addr;
+	unsigned char *d;
+	uint64_t pos;
+	size_t esz;
 
-	if (!cq || !entries || count == 0)
-		return -EINVAL;
-	esz = cq->entry_size;
+	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !entries))
+		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
 	g = lfp__ring_geo(&cq->entries);
-	k = lfp__ring_claim_prod(&cq->entries, &g, count, &pos);
-	if (!k)
-		return -EAGAIN;
-	for (i = 0; i < k; i++) {
-		addr = src_addr ? src_addr[i] : LFP_ADDR_NOTAVAIL;
-		lfp__ring_put2(&g, pos + i, s + i * esz, esz, &addr, sizeof(addr),
-		               (uint32_t)(esz + sizeof(addr))); /* P1 */
-	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_prod(&cq->entries, &g, 1, &pos)))
+		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
+	esz = cq->entry_size;
+	d = lfp__ring_data(&g, pos);
+	lfp__cq_copy(d, entries, esz);
+	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
+	lfp__slot_publish(&g, pos, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	lfp__notify_all(cq->w.sig, &cq->link);
-	return (ssize_t)k;
+	return 1;
 }
 
 /* lfp_cq_writefrom without source addresses. */
-LFP_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries, size_t count)
+LFP_FORCE_INLINE ssize_t lfp_cq_write(struct lfp_cq *cq, const void *entries,
+                                      size_t count)
 {
 	return lfp_cq_writefrom(cq, entries, NULL, count);
 }
@@ -295,29 +355,33 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 		return -EINVAL;
 	e = *err;
 	e.err_data = NULL;
+	lfp__side_enter(&cq->entries, 1); /* a single producer writes errors too */
 	ret = lfp__errq_write(&cq->errq, &e, sizeof(e), err->err_data,
 	                      err->err_data_size); /* P1 */
+	lfp__side_leave(&cq->entries, 1);
 	if (ret)
 		return ret;
 	lfp__notify_all(cq->w.sig, &cq->link);
 	return (ssize_t)sizeof(*err);
 }
 
-/*
- * Read up to count completions into buf (an array of the CQ's format) and,
- * when src_addr is not NULL, each one's source address into src_addr[].
- * Returns how many; -EAGAIN when empty; -LFP_EAVAIL while an error
- * completion is queued (read it with lfp_cq_readerr): no completion is
- * returned ahead of an error its producer queued before it.
- */
-LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
-                                   lfp_addr_t *src_addr)
+/* What a read that took nothing returns (why: its claim's reason). */
+LFP_SLOW ssize_t lfp__cq_read_none(struct lfp_cq *cq, int why)
+{
+	if (why == LFP__RING_GATED || lfp__errq_ready(&cq->errq))
+		return -LFP_EAVAIL;
+	return -EAGAIN;
+}
+
+/* lfp_cq_readfrom whole, out of line, as lfp__cq_writefrom_slow. */
+LFP_OUTLINE ssize_t lfp__cq_readfrom_slow(struct lfp_cq *cq, void *buf, size_t count,
+                                          lfp_addr_t *src_addr)
 {
 	unsigned char *d = (unsigned char *)buf;
+	const unsigned char *s;
 	struct lfp__ring_geo g;
-	uint64_t pos = 0;
+	struct lfp__claim c;
 	size_t k, i, esz;
-	int why;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL; /* count 0: as lfp_cq_write and lfp_cq_sread */
@@ -325,31 +389,73 @@ LFP_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf, size_t count,
 	if (LFP__BROKEN("F") && lfp__errq_ready(&cq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
 	g = lfp__ring_geo(&cq->entries);
+	lfp__side_enter(&cq->entries, 0);
 	k = lfp__ring_claim_cons(&cq->entries, &g, count, esz + sizeof(lfp_addr_t),
-	                         &pos, &why,
-	                         LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	                         &c, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
 	                         &cq->errq);
-	/* R3 in the claim ordered the contents; we own the slots. */
-	for (i = 0; i < k; i++)
-		(void)lfp__ring_take2(&g, pos + i, d + i * esz, esz,
-		                      src_addr ? &src_addr[i] : NULL);
-	if (k)
-		return (ssize_t)k;
-	if (why == LFP__RING_GATED || lfp__errq_ready(&cq->errq))
-		return -LFP_EAVAIL;
-	return -EAGAIN;
+	if (!k) {
+		lfp__side_leave(&cq->entries, 0);
+		return lfp__cq_read_none(cq, c.why);
+	}
+	/* The claim's acquire ordered the contents; we own the slots. */
+	for (i = 0; i < k; i++) {
+		s = lfp__ring_data(&g, c.first + i);
+		lfp__cq_copy(d + i * esz, s, esz);
+		if (src_addr)
+			src_addr[i] = *(const lfp_addr_t *)(const void *)(s + esz);
+		lfp__ring_free(&g, c.first + i);
+	}
+	lfp__ring_commit_cons(&cq->entries, &g, c.first, k);
+	lfp__side_leave(&cq->entries, 0);
+	return (ssize_t)k;
+}
+
+/*
+ * Read up to count completions into buf (an array of the CQ's format) and,
+ * when src_addr is not NULL, each one's source address into src_addr[].
+ * Returns how many; -EAGAIN when empty; -LFP_EAVAIL while an error
+ * completion is queued (read it with lfp_cq_readerr): no completion is
+ * returned ahead of an error its producer queued before it.  A single
+ * entry (count the constant 1) on the default mode is read inline when its
+ * one attempt succeeds; bursts are out of line.
+ */
+LFP_FORCE_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf,
+                                         size_t count, lfp_addr_t *src_addr)
+{
+	struct lfp__ring_geo g;
+	struct lfp__claim c;
+	const unsigned char *s;
+	size_t esz;
+
+	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !buf) ||
+	    LFP__BROKEN("F"))
+		return lfp__cq_readfrom_slow(cq, buf, count, src_addr);
+	g = lfp__ring_geo(&cq->entries);
+	esz = cq->entry_size;
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_cons(&cq->entries, &g, 1,
+	                                      esz + sizeof(lfp_addr_t), &c,
+	                                      lfp__errq_gate, &cq->errq)))
+		return lfp__cq_readfrom_slow(cq, buf, count, src_addr);
+	s = lfp__ring_data(&g, c.first);
+	lfp__cq_copy(buf, s, esz);
+	if (src_addr)
+		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
+	lfp__slot_free(&g, c.first);
+	return 1;
 }
 
 /* lfp_cq_readfrom without source addresses. */
-LFP_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
+LFP_FORCE_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 {
 	return lfp_cq_readfrom(cq, buf, count, NULL);
 }
 
 /*
- * Read one error completion; err_data rules as lfp_eq_readerr (a buffer too
- * small for the data: -LFP_ETOOSMALL, the entry stays).  Returns
- * sizeof(*buf) or -EAGAIN.  Honours LFP_PEEK.
+ * Read one error completion; err_data rules as lfp_eq_readerr (a caller
+ * buffer gets as much of the data as fits; the entry is consumed).
+ * Returns 1, the number of error completions read (fi_cq(3)), or -EAGAIN.
+ * Honours LFP_PEEK.
  */
 LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *buf,
                                   uint64_t flags)
@@ -363,12 +469,10 @@ LFP_INLINE ssize_t lfp_cq_readerr(struct lfp_cq *cq, struct lfp_cq_err_entry *bu
 	e.err_data_size = buf->err_data_size;
 	r = lfp__errq_read(&cq->errq, &e, sizeof(e), &e.err_data,
 	                   &e.err_data_size, flags, NULL, NULL);
-	if (r == -LFP_ETOOSMALL)
-		buf->err_data_size = e.err_data_size; /* what it needs */
 	if (r < 0)
 		return r;
 	*buf = e;
-	return (ssize_t)sizeof(e);
+	return 1;
 }
 
 struct lfp__cq_wait {

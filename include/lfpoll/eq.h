@@ -87,7 +87,8 @@ struct lfp_eq {
 /* The metadata of a void entry, an event code no event has: a position whose
  * writer found the EQ overrun after claiming it.  Readers skip it. */
 #define LFP__EQ_VOID LFP__EQ_META(LFP_EQ_MAX_EVENT + 1, 0)
-#define LFP__EQ_OPEN_FLAGS (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE)
+#define LFP__EQ_OPEN_FLAGS (LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE | \
+                            LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER)
 
 /*
  * Whether an overrun EQ is drained: no position a writer claimed is still
@@ -140,7 +141,7 @@ static const struct lfp_fid_ops lfp__eq_ops = {
 
 LFP_INLINE void lfp__eq_free(struct lfp_eq *eq)
 {
-	free(eq->events.slots);
+	lfp__ring_free_mem(&eq->events);
 	free(eq);
 }
 
@@ -171,7 +172,7 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	cap = lfp__pow2_at_least(a.size ? a.size : LFP_EQ_DEFAULT_SIZE);
 	ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
 	esz = a.entry_size ? a.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
-	rmem = lfp_ring_memsize(cap, esz);
+	rmem = lfp_ring_memsize_flags(cap, esz, a.flags & LFP__RING_FLAGS);
 	if (!rmem || !lfp__errq_memsize(ecap, sizeof(struct lfp_eq_err_entry), esz))
 		return -EINVAL;
 
@@ -179,11 +180,10 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 		return -ENOMEM;
 	eq = (struct lfp_eq *)p;
 	memset(eq, 0, sizeof(*eq));
-	if (posix_memalign(&p, LFP_CACHELINE, rmem)) {
+	if (lfp__ring_alloc(&eq->events, cap, esz, a.flags & LFP__RING_FLAGS)) {
 		free(eq);
 		return -ENOMEM;
 	}
-	lfp_ring_init(&eq->events, p, cap, esz);
 	eq->events.len_mask = LFP__EQ_LEN_MASK; /* the code sits above it */
 	ret = lfp__errq_init(&eq->errq, ecap, sizeof(struct lfp_eq_err_entry), esz);
 	if (ret) {
@@ -240,13 +240,75 @@ LFP_SLOW ssize_t lfp__eq_full(struct lfp_eq *eq)
 
 /* A writer that found the EQ overrun after its claim: a void entry, which
  * readers skip, in place of its event (lfp_eq_write). */
-LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq,
-                                    const struct lfp__ring_geo *g, uint64_t pos)
+LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq, uint64_t pos)
 {
-	lfp__ring_publish(g, pos, LFP__EQ_VOID);
+	struct lfp__ring_geo g = lfp__ring_geo(&eq->events);
+
+	lfp__ring_publish(&g, pos, LFP__EQ_VOID);
+	lfp__ring_commit_prod(&eq->events, &g, pos, 1);
+	lfp__side_leave(&eq->events, 1);
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return -LFP_EOVERRUN;
+}
+
+/* lfp_eq_write's answer to bad arguments. */
+LFP_SLOW ssize_t lfp__eq_write_refused(struct lfp_eq *eq, uint32_t event,
+                                       const void *buf, size_t len,
+                                       uint64_t flags)
+{
+	if (!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT)
+		return -EINVAL;
+	(void)len;
+	return -EMSGSIZE; /* len > entry_size */
+}
+
+/* The claim, copy and publish of lfp_eq_write, on the ring's geometry g. */
+LFP_FORCE_INLINE ssize_t lfp__eq_write_on(struct lfp_eq *eq,
+                                          const struct lfp__ring_geo *g,
+                                          uint32_t event, const void *buf,
+                                          size_t len)
+{
+	uint64_t pos;
+
+	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
+	if (lfp__ld_acq_u32(&eq->overrun))
+		return -LFP_EOVERRUN;
+	lfp__side_enter(&eq->events, 1);
+	if (LFP__UNLIKELY(!lfp__ring_claim_prod(&eq->events, g, 1, &pos))) {
+		lfp__side_leave(&eq->events, 1);
+		return lfp__eq_full(eq);
+	}
+	LFP__SCHED("eq.write.claimed", eq);
+	/*
+	 * Overrun is final: a reader that found the overrun EQ drained (no
+	 * claimed position unpublished) must never see an event after it.  A
+	 * writer that claimed after that reader's look sees the flag here
+	 * (our claim CAS and this load against the flag's RMW and the
+	 * reader's loads: docs/design.md) and publishes a void entry, which
+	 * readers skip, instead of its event.  (A single producer is also the
+	 * only thread that can set the flag: the load is then always 0.)
+	 */
+	lfp__mb_after_rmw();
+	if (LFP__UNLIKELY(lfp__ld_acq_u32(&eq->overrun)) && !LFP__BROKEN("G"))
+		return lfp__eq_write_void(eq, pos);
+	lfp__ring_put(g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
+	lfp__ring_commit_prod(&eq->events, g, pos, 1);
+	lfp__side_leave(&eq->events, 1);
+	if (eq->w.sig)
+		lfp__signal_notify(eq->w.sig);
+	return (ssize_t)len;
+}
+
+/* lfp_eq_write whole, out of line: every mode, every retry.  The inline
+ * call makes one attempt on the default mode and hands anything else
+ * here, so that its call sites carry one mode's fast path. */
+LFP_OUTLINE ssize_t lfp__eq_write_slow(struct lfp_eq *eq, uint32_t event,
+                                       const void *buf, size_t len)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(&eq->events);
+
+	return lfp__eq_write_on(eq, &g, event, buf, len);
 }
 
 /*
@@ -262,29 +324,22 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 	struct lfp__ring_geo g;
 	uint64_t pos;
 
-	if (!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT)
-		return -EINVAL;
-	if (len > eq->entry_size)
-		return -EMSGSIZE;
-	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
-	if (lfp__ld_acq_u32(&eq->overrun))
-		return -LFP_EOVERRUN;
+	/* An overrun EQ is found by the re-check after the claim (or by the
+	 * claim itself, full): one load of the flag on the fast path. */
+	if (LFP__UNLIKELY(!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT ||
+	                  len > eq->entry_size))
+		return lfp__eq_write_refused(eq, event, buf, len, flags);
 	g = lfp__ring_geo(&eq->events);
-	if (!lfp__ring_claim_prod(&eq->events, &g, 1, &pos))
-		return lfp__eq_full(eq);
+	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                                         !lfp__slot_try_prod(&eq->events, &g,
+	                                                             1, &pos)))
+		return lfp__eq_write_slow(eq, event, buf, len);
 	LFP__SCHED("eq.write.claimed", eq);
-	/*
-	 * Overrun is final: a reader that found the overrun EQ drained (no
-	 * claimed position unpublished) must never see an event after it.  A
-	 * writer that claimed after that reader's look sees the flag here
-	 * (our claim CAS and this load against the flag's RMW and the
-	 * reader's loads: docs/design.md) and publishes a void entry, which
-	 * readers skip, instead of its event.
-	 */
-	lfp__mb_after_rmw();
-	if (lfp__ld_acq_u32(&eq->overrun) && !LFP__BROKEN("G"))
-		return lfp__eq_write_void(eq, &g, pos);
-	lfp__ring_put(&g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
+	lfp__mb_after_rmw(); /* the overrun re-check, as in lfp__eq_write_on */
+	if (LFP__UNLIKELY(lfp__ld_acq_u32(&eq->overrun)) && !LFP__BROKEN("G"))
+		return lfp__eq_write_void(eq, pos);
+	lfp__copy_racy_in(lfp__ring_data(&g, pos), buf, len);
+	lfp__slot_publish(&g, pos, LFP__EQ_META(event, len)); /* P1 */
 	if (eq->w.sig)
 		lfp__signal_notify(eq->w.sig);
 	return (ssize_t)len;
@@ -309,8 +364,12 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 		return -LFP_EOVERRUN;
 	e = *err;
 	e.err_data = NULL;
+	/* A single producer writes errors too: the one thread that may set
+	 * the overrun flag is then the one that writes events. */
+	lfp__side_enter(&eq->events, 1);
 	ret = lfp__errq_write(&eq->errq, &e, sizeof(e), err->err_data,
 	                      err->err_data_size); /* P1 */
+	lfp__side_leave(&eq->events, 1);
 	if (ret == -EAGAIN)
 		return lfp__eq_full(eq);
 	if (eq->w.sig)
@@ -324,7 +383,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
  * an overrun once no claimed position is still to be published (a write in
  * flight from before the overrun is still a valid event), else -EAGAIN.
  */
-LFP_FORCE_INLINE ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
+LFP_SLOW ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
 {
 	if (why == LFP__RING_GATED || lfp__errq_ready(&eq->errq))
 		return -LFP_EAVAIL; /* an error is queued: it goes first */
@@ -338,6 +397,91 @@ LFP_FORCE_INLINE ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
 }
 
 /*
+ * lfp_eq_read with LFP_PEEK: copy the head event, leave it queued.  The
+ * error check comes after the peek's acquire of the entry, as the gate
+ * does for a read.
+ */
+LFP_INLINE ssize_t lfp__eq_peek(struct lfp_eq *eq, uint32_t *event, void *buf,
+                                size_t len)
+{
+	uint32_t meta;
+	uint64_t pos;
+	ssize_t r;
+
+	for (;;) {
+		r = lfp__ring_peek_split(&eq->events, NULL, 0, buf, len, &pos, &meta);
+		if (r >= 0 && meta == LFP__EQ_VOID) {
+			/* Skip a void entry; -ESTALE: another reader took
+			 * it.  Either way, look again. */
+			(void)lfp_ring_consume(&eq->events, pos);
+			continue;
+		}
+		if (r >= 0 && lfp__errq_ready(&eq->errq))
+			return -LFP_EAVAIL;
+		if (r >= 0) {
+			*event = meta >> 16;
+			return r;
+		}
+		return lfp__failed(lfp__eq_read_none(eq, r == -LFP_ETOOSMALL ?
+		                                         LFP__RING_TOO_BIG :
+		                                         LFP__RING_EMPTY));
+	}
+}
+
+/* The claim and copy-out of lfp_eq_read, on the ring's geometry g. */
+LFP_FORCE_INLINE ssize_t lfp__eq_read_on(struct lfp_eq *eq,
+                                         const struct lfp__ring_geo *g,
+                                         uint32_t *event, void *buf, size_t len)
+{
+	struct lfp__claim c;
+	ssize_t r;
+
+	lfp__side_enter(&eq->events, 0);
+	for (;;) {
+		if (LFP__UNLIKELY(!lfp__ring_claim_cons(&eq->events, g, 1,
+		                                        len < eq->entry_size ? len
+		                                                             : eq->entry_size,
+		                                        &c,
+		                                        LFP__BROKEN("F") ? NULL
+		                                                         : lfp__errq_gate,
+		                                        &eq->errq))) {
+			lfp__side_leave(&eq->events, 0);
+			return lfp__failed(lfp__eq_read_none(eq, c.why));
+		}
+		if (LFP__LIKELY(c.meta != LFP__EQ_VOID))
+			break;
+		lfp__ring_free(g, c.first);
+		lfp__ring_commit_cons(&eq->events, g, c.first, 1);
+	}
+	*event = c.meta >> 16;
+	/* A payload of exactly len bytes, the common case, is copied with
+	 * len's size: a constant at most calls. */
+	r = (ssize_t)lfp__ring_take(g, c.first, c.meta, buf, len);
+	lfp__ring_commit_cons(&eq->events, g, c.first, 1);
+	lfp__side_leave(&eq->events, 0);
+	return r;
+}
+
+/* lfp_eq_read whole, out of line, as lfp__eq_write_slow. */
+LFP_OUTLINE ssize_t lfp__eq_read_slow(struct lfp_eq *eq, uint32_t *event,
+                                      void *buf, size_t len)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(&eq->events);
+
+	return lfp__eq_read_on(eq, &g, event, buf, len);
+}
+
+/* The inline read's attempt claimed a void entry: free it and read on. */
+LFP_SLOW ssize_t lfp__eq_read_void(struct lfp_eq *eq, uint64_t pos,
+                                   uint32_t *event, void *buf, size_t len)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(&eq->events);
+
+	lfp__slot_free(&g, pos);
+	return lfp__eq_read_slow(eq, event, buf, len);
+}
+
+/*
  * Read one event: its payload into buf (len bytes of room), its code into
  * *event.  Returns the payload bytes copied; -EAGAIN when empty;
  * -LFP_EAVAIL while an error is queued or after an overrun once the events
@@ -345,61 +489,34 @@ LFP_FORCE_INLINE ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
  * LFP_PEEK copies the head event without consuming it.
  *
  * Always inline: the caller's len is then a constant at most calls, and
- * so is the copy-out's size; the rare paths (void entries, overrun) are
- * short or out of line.
+ * so is the copy-out's size; everything but one attempt on the default
+ * mode is out of line.
  */
 LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
                                      void *buf, size_t len, uint64_t flags)
 {
 	struct lfp__ring_geo g;
-	uint32_t meta;
-	uint64_t pos;
-	ssize_t r;
-	int why;
+	struct lfp__claim c;
 
-	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
+	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || (flags & ~LFP_PEEK)))
 		return -EINVAL;
+	if (flags & LFP_PEEK)
+		return lfp__eq_peek(eq, event, buf, len);
 	if (LFP__BROKEN("F") && lfp__errq_ready(&eq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
 	g = lfp__ring_geo(&eq->events);
-	for (;;) {
-		if (flags & LFP_PEEK) {
-			r = lfp__ring_peek_split(&eq->events, NULL, 0, buf, len,
-			                         &pos, &meta);
-			if (r >= 0 && meta == LFP__EQ_VOID) {
-				/* Skip a void entry; -ESTALE: another
-				 * reader took it.  Either way, look again. */
-				(void)lfp_ring_consume(&eq->events, pos);
-				continue;
-			}
-			/* The error check comes after the peek's acquire of
-			 * the slot word, as the gate does for a read. */
-			if (r >= 0 && lfp__errq_ready(&eq->errq))
-				return -LFP_EAVAIL;
-			if (r >= 0) {
-				*event = meta >> 16;
-				return r;
-			}
-			why = r == -LFP_ETOOSMALL ? LFP__RING_TOO_BIG : LFP__RING_EMPTY;
-		} else if (lfp__ring_claim_cons(&eq->events, &g, 1,
-		                                len < eq->entry_size ? len
-		                                                     : eq->entry_size,
-		                                &pos, &why,
-		                                LFP__BROKEN("F") ? NULL : lfp__errq_gate,
-		                                &eq->errq)) {
-			meta = lfp__ring_meta(&g, pos);
-			if (meta == LFP__EQ_VOID) {
-				lfp__ring_free(&g, pos);
-				continue;
-			}
-			*event = meta >> 16;
-			/* A payload of exactly len bytes, the common case, is
-			 * copied with len's size: a constant at most calls. */
-			return (ssize_t)lfp__ring_take(&g, pos, buf, len);
-		}
-		break;
-	}
-	return lfp__eq_read_none(eq, why);
+	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_cons(&eq->events, &g, 1,
+	                                      len < eq->entry_size ? len : eq->entry_size,
+	                                      &c, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	                                      &eq->errq)))
+		return lfp__eq_read_slow(eq, event, buf, len);
+	if (LFP__UNLIKELY(c.meta == LFP__EQ_VOID))
+		return lfp__eq_read_void(eq, c.first, event, buf, len);
+	*event = c.meta >> 16;
+	/* A payload of exactly len bytes, the common case, is copied with
+	 * len's size: a constant at most calls. */
+	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, buf, len);
 }
 
 /* The synthetic entry every readerr returns once the queued errors of an
@@ -421,13 +538,13 @@ LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)
 
 /*
  * Read one error entry into *buf; returns sizeof(*buf) or -EAGAIN.  If
- * buf->err_data_size > 0 on input, the error data is copied to buf->err_data
- * and err_data_size is set to the bytes copied; when the buffer is too small
- * the call fails with -LFP_ETOOSMALL, the entry stays queued, and
- * err_data_size is set to the size needed.  With err_data_size 0, err_data
- * points at EQ-owned memory valid until the next readerr on this EQ.  After
- * an overrun (and once queued errors are read) every readerr returns an
- * entry with err = LFP_EOVERRUN, and keeps doing so.  Honours LFP_PEEK.
+ * buf->err_data_size > 0 on input, as much of the error data as fits is
+ * copied to buf->err_data and err_data_size is set to the bytes copied
+ * (fi_eq(3)); the entry is consumed even when its data was cut short.
+ * With err_data_size 0, err_data points at EQ-owned memory valid until the
+ * next readerr on this EQ.  After an overrun (and once queued errors are
+ * read) every readerr returns an entry with err = LFP_EOVERRUN, and keeps
+ * doing so.  Honours LFP_PEEK.
  */
 LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *buf,
                                   uint64_t flags)
@@ -441,8 +558,6 @@ LFP_INLINE ssize_t lfp_eq_readerr(struct lfp_eq *eq, struct lfp_eq_err_entry *bu
 	e.err_data_size = buf->err_data_size;
 	r = lfp__errq_read(&eq->errq, &e, sizeof(e), &e.err_data, &e.err_data_size,
 	                   flags, lfp__eq_overrun_entry, eq);
-	if (r == -LFP_ETOOSMALL)
-		buf->err_data_size = e.err_data_size; /* what it needs */
 	if (r < 0)
 		return r;
 	*buf = e;

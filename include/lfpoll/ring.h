@@ -1,37 +1,37 @@
 /*
- * lfpoll ring: a bounded multi-producer multi-consumer ring of fixed-size
- * slots, power-of-two capacity, caller memory or lfp_ring_create().
+ * lfpoll ring: a bounded FIFO of fixed-size slots, power-of-two capacity,
+ * caller memory or lfp_ring_create(), in one of three modes chosen at init:
  *
- * Each slot has one 64-bit word holding the slot's 32-bit sequence (high
- * half) and the entry's metadata (low half: its length, and for the EQ its
- * event code), and a payload area.  A producer claims positions by CAS on
- * head after seeing their slots free, copies the payload, then publishes
- * sequence and metadata with one release store; a consumer claims by CAS on
- * tail after seeing the slots published, copies out, then frees each slot
- * for the next lap with one release store.  Producers and consumers
- * therefore exchange only the slots' lines: no shared index is read by the
- * other side.  Head and tail are 64-bit, so a stale CAS can never succeed;
- * the 32-bit slot sequence is compared by signed difference, which is exact
- * while capacity <= 2^30.
+ *   default                any number of producers and consumers; lock-free.
+ *                          Per-slot: each slot has a word that says whether
+ *                          it is free or published for which position
+ *                          (internal/ring_slot.h).
+ *   LFP_SINGLE_PRODUCER or LFP_SINGLE_CONSUMER
+ *                          the same per-slot ring, whose single side owns
+ *                          its index and claims without a CAS.
+ *   both                   an index ring: one producer, one consumer,
+ *                          wait-free, a burst copied in one pass per side
+ *                          (internal/ring_index.h).
  *
- * Layout (docs/design.md, "Ring layout"): a slot whose word and payload fit
- * one cache line is a power of two of at most a line, word first; a larger
- * one starts its payload on a line boundary and puts the word after it.  So
- * no payload copy touches more lines than its size needs.
+ * Entries keep their own length (0 to the slot size).  Peek copies the head
+ * entry without claiming it (a seqlock read in the per-slot ring: never
+ * torn, never blocking other consumers); consume(ticket) then takes exactly
+ * that entry, or fails with -ESTALE when another consumer took it first.
  *
- * Every operation goes through one claim per side (lfp__ring_claim_prod,
- * lfp__ring_claim_cons), for one entry or a burst, on the geometry loaded
- * once into a struct lfp__ring_geo.
- *
- * Peek copies the head entry without claiming it and validates the copy by
- * re-reading the slot word (a seqlock read): a peeked copy is never torn and
- * never blocks other consumers.  consume(ticket) then claims exactly that
- * entry, or fails with -ESTALE when another consumer took it first.
+ * Layout (docs/design.md, "Ring layout"): in a per-slot ring, a slot whose
+ * word and payload fit one cache line is a power of two of at most a line,
+ * word first; a larger one starts its payload on a line boundary and puts
+ * the word after it, so no payload copy touches more lines than its size
+ * needs.  An index ring's payloads are packed at a multiple of 8 bytes,
+ * with the metadata in an array of its own.  A never-used slot's word is 0,
+ * so slot memory that the kernel hands out zeroed costs no resident page
+ * until the ring reaches it (lfp_ring_create, EQs and CQs).
  */
 #ifndef LFPOLL_RING_H
 #define LFPOLL_RING_H
 
 #include "common.h"
+#include "internal/mem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,39 +41,117 @@ extern "C" {
 #define LFP__RING_HDR 8
 /* Largest capacity for which the 32-bit sequence difference is exact. */
 #define LFP_RING_MAX_CAPACITY ((size_t)1 << 30)
+/* The flags a ring accepts. */
+#define LFP__RING_FLAGS (LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER)
+
+/* Modes (struct lfp_ring.mode): bits, so that a per-slot ring tests its
+ * single side with one AND; both bits make the index ring. */
+#define LFP__RING_MPMC  0u
+#define LFP__RING_SP    1u
+#define LFP__RING_SC    2u
+#define LFP__RING_INDEX (LFP__RING_SP | LFP__RING_SC)
 
 struct lfp_ring {
 	/* Read-only after init; read by both sides, written by neither. */
-	unsigned char *slots;
+	unsigned char *slots;        /* the slot memory */
+	unsigned char *words;        /* slot 0's word (per-slot ring) */
+	unsigned char *data;         /* slot 0's payload */
+	uint32_t *meta;              /* index ring: each entry's metadata */
 	uint64_t mask;
-	size_t stride;
+	size_t stride;               /* from one slot (payload) to the next */
 	size_t slot_size;
-	uint32_t word_off;           /* the slot word's offset in a slot */
-	uint32_t data_off;           /* the payload's offset in a slot */
 	uint32_t len_mask;           /* metadata bits that hold the length */
-	int owns_mem;
-	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(void *) - sizeof(uint64_t) -
-	               2 * sizeof(size_t) - 3 * sizeof(uint32_t) - sizeof(int)];
+	uint32_t mode;               /* LFP__RING_* */
+	uint32_t owns_mem;           /* the memory is lfp__zalloc's */
+	char lfp__pad0[LFP_CACHELINE_PAIR - 4 * sizeof(void *) - sizeof(uint64_t) -
+	               2 * sizeof(size_t) - 3 * sizeof(uint32_t)];
 	/* Producers only: next position to claim. */
 	uint64_t head;
-	char lfp__pad1[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
+	uint64_t tail_seen;          /* index ring: the producer's copy of tail */
+	uint32_t prod_busy;          /* LFP_DEBUG: a single producer is inside */
+	char lfp__pad1[LFP_CACHELINE_PAIR - 2 * sizeof(uint64_t) - sizeof(uint32_t)];
 	/* Consumers only: next position to take. */
 	uint64_t tail;
-	char lfp__pad2[LFP_CACHELINE_PAIR - sizeof(uint64_t)];
+	uint64_t head_seen;          /* index ring: the consumer's copy of head */
+	uint32_t cons_busy;          /* LFP_DEBUG: a single consumer is inside */
+	char lfp__pad2[LFP_CACHELINE_PAIR - 2 * sizeof(uint64_t) - sizeof(uint32_t)];
 };
 
 /*
- * Slot layout for slot_size payload bytes: stride, and where the word and
- * the payload sit.  Word and payload within one line: the stride is a power
- * of two from 16 to 64, so a stride-aligned slot never crosses a line.
- * Larger: the payload starts the slot (on a line boundary when the memory
- * is line-aligned) and the word follows it, and the stride is whole lines.
+ * The ring's geometry, loaded once per operation into locals: every atomic
+ * is also a compiler barrier, which would otherwise make the compiler
+ * reload these fields after each one.
  */
-LFP_INLINE size_t lfp__ring_layout(size_t slot_size, size_t *word_off,
-                                   size_t *data_off)
+struct lfp__ring_geo {
+	unsigned char *words;
+	unsigned char *data;
+	uint32_t *meta;
+	uint64_t mask;
+	size_t stride;
+	uint32_t len_mask;
+	uint32_t mode;
+};
+
+/* What a consumer's claim found (lfp__ring_claim_cons). */
+struct lfp__claim {
+	uint64_t first;              /* the first position claimed */
+	uint32_t meta;               /* the first entry's metadata */
+	int exact;                   /* every entry is exactly cap bytes */
+	int why;                     /* none claimed: LFP__RING_EMPTY etc. */
+};
+
+/* Why a consumer's claim returned 0 (lfp__claim.why). */
+enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED };
+
+LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
+{
+	struct lfp__ring_geo g;
+
+	g.words = r->words;
+	g.data = r->data;
+	g.meta = r->meta;
+	g.mask = r->mask;
+	g.stride = r->stride;
+	g.len_mask = r->len_mask;
+	g.mode = r->mode;
+	return g;
+}
+
+/* The payload of the slot at pos. */
+LFP_FORCE_INLINE unsigned char *lfp__ring_data(const struct lfp__ring_geo *g,
+                                               uint64_t pos)
+{
+	return g->data + (size_t)(pos & g->mask) * g->stride;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+LFP_INLINE unsigned lfp__ring_mode(uint64_t flags)
+{
+	return (flags & LFP_SINGLE_PRODUCER ? LFP__RING_SP : 0) |
+	       (flags & LFP_SINGLE_CONSUMER ? LFP__RING_SC : 0);
+}
+
+/*
+ * Slot layout for slot_size payload bytes in a per-slot ring: stride, and
+ * where the word and the payload sit.  Word and payload within one line:
+ * the stride is a power of two from 16 to 64, so a stride-aligned slot
+ * never crosses a line.  Larger: the payload starts the slot (on a line
+ * boundary when the memory is line-aligned) and the word follows it, and
+ * the stride is whole lines.  An index ring packs payloads at a multiple of
+ * 8 bytes (no word).
+ */
+LFP_INLINE size_t lfp__ring_layout(size_t slot_size, unsigned mode,
+                                   size_t *word_off, size_t *data_off)
 {
 	size_t need = LFP__RING_HDR + slot_size, s = 16, body;
 
+	body = (slot_size + 7) & ~(size_t)7;
+	if (mode == LFP__RING_INDEX) {
+		*word_off = 0;
+		*data_off = 0;
+		return body;
+	}
 	if (need <= LFP_CACHELINE) {
 		while (s < need)
 			s <<= 1;
@@ -81,28 +159,41 @@ LFP_INLINE size_t lfp__ring_layout(size_t slot_size, size_t *word_off,
 		*data_off = LFP__RING_HDR;
 		return s;
 	}
-	body = (slot_size + 7) & ~(size_t)7;
 	*word_off = body;
 	*data_off = 0;
 	return (body + LFP__RING_HDR + LFP_CACHELINE - 1) &
 	       ~(size_t)(LFP_CACHELINE - 1);
 }
 
-LFP_INLINE size_t lfp__ring_stride(size_t slot_size)
+LFP_INLINE size_t lfp__ring_stride(size_t slot_size, unsigned mode)
 {
 	size_t wo, dof;
 
-	return lfp__ring_layout(slot_size, &wo, &dof);
+	return lfp__ring_layout(slot_size, mode, &wo, &dof);
 }
 
-LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size)
+/* Where an index ring's metadata array starts in its memory. */
+LFP_INLINE size_t lfp__ring_meta_off(size_t capacity, size_t stride)
 {
+	return (capacity * stride + LFP_CACHELINE - 1) & ~(size_t)(LFP_CACHELINE - 1);
+}
+
+LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
+                                   uint64_t flags)
+{
+	size_t stride;
+
+	if (flags & ~(uint64_t)LFP__RING_FLAGS)
+		return 0;
 	if (capacity < 2 || capacity > LFP_RING_MAX_CAPACITY ||
 	    (capacity & (capacity - 1)) != 0)
 		return 0;
 	if (slot_size == 0 || slot_size > (size_t)INT32_MAX)
 		return 0;
-	if (lfp__ring_stride(slot_size) > SIZE_MAX / capacity)
+	stride = lfp__ring_stride(slot_size, lfp__ring_mode(flags));
+	/* Room for the stride times capacity, the index ring's metadata and
+	 * its alignment. */
+	if (stride > (SIZE_MAX - LFP_CACHELINE) / capacity - sizeof(uint32_t))
 		return 0;
 	return 1;
 }
@@ -117,119 +208,133 @@ LFP_INLINE size_t lfp__pow2_at_least(size_t n)
 	return p;
 }
 
+/* Bytes of slot memory for lfp_ring_init_flags(); 0 for invalid parameters. */
+LFP_INLINE size_t lfp_ring_memsize_flags(size_t capacity, size_t slot_size,
+                                         uint64_t flags)
+{
+	unsigned mode = lfp__ring_mode(flags);
+	size_t stride;
+
+	if (!lfp__ring_params_ok(capacity, slot_size, flags))
+		return 0;
+	stride = lfp__ring_stride(slot_size, mode);
+	if (mode == LFP__RING_INDEX)
+		return lfp__ring_meta_off(capacity, stride) +
+		       capacity * sizeof(uint32_t);
+	return capacity * stride;
+}
+
 /* Bytes of slot memory for lfp_ring_init(); 0 for invalid parameters. */
 LFP_INLINE size_t lfp_ring_memsize(size_t capacity, size_t slot_size)
 {
-	if (!lfp__ring_params_ok(capacity, slot_size))
-		return 0;
-	return capacity * lfp__ring_stride(slot_size);
+	return lfp_ring_memsize_flags(capacity, slot_size, 0);
+}
+
+/* ---------------------------------------------------------------- init */
+
+/* Set r up over mem, whose slot words (per-slot ring) must already be 0. */
+LFP_INLINE void lfp__ring_setup(struct lfp_ring *r, void *mem, size_t capacity,
+                                size_t slot_size, uint64_t flags)
+{
+	size_t wo, dof;
+
+	memset(r, 0, sizeof(*r));
+	r->mode = lfp__ring_mode(flags);
+	r->slots = (unsigned char *)mem;
+	r->mask = capacity - 1;
+	r->stride = lfp__ring_layout(slot_size, r->mode, &wo, &dof);
+	r->words = r->slots + wo;
+	r->data = r->slots + dof;
+	r->len_mask = UINT32_MAX;
+	r->slot_size = slot_size;
+	if (r->mode == LFP__RING_INDEX)
+		r->meta = (uint32_t *)(void *)(r->slots +
+		                               lfp__ring_meta_off(capacity, r->stride));
 }
 
 /*
- * The ring's geometry, loaded once per operation into locals: every atomic
- * is also a compiler barrier, which would otherwise make the compiler
- * reload these fields after each one.
+ * Initialise r over mem (lfp_ring_memsize_flags() bytes, 8-byte aligned;
+ * 64-byte aligned for best speed) in the mode that flags name.  capacity:
+ * a power of two from 2 to 2^30.
  */
-struct lfp__ring_geo {
-	unsigned char *slots;
-	uint64_t mask;
-	size_t stride;
-	size_t word_off;
-	size_t data_off;
-	uint32_t len_mask;
-};
-
-LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
+LFP_INLINE int lfp_ring_init_flags(struct lfp_ring *r, void *mem, size_t capacity,
+                                   size_t slot_size, uint64_t flags)
 {
-	struct lfp__ring_geo g;
+	size_t i, stride;
 
-	g.slots = r->slots;
-	g.mask = r->mask;
-	g.stride = r->stride;
-	g.word_off = r->word_off;
-	g.data_off = r->data_off;
-	g.len_mask = r->len_mask;
-	return g;
+	if (!r || !mem || ((uintptr_t)mem & 7) != 0 ||
+	    !lfp__ring_params_ok(capacity, slot_size, flags))
+		return -EINVAL;
+	lfp__ring_setup(r, mem, capacity, slot_size, flags);
+	/* Every slot free for the first lap: word 0.  Plain stores: the ring
+	 * is published to other threads by whatever hands them the pointer.
+	 * An index ring's metadata is written before it is read. */
+	if (r->mode != LFP__RING_INDEX) {
+		stride = r->stride;
+		for (i = 0; i < capacity; i++)
+			*(uint64_t *)(void *)(r->words + i * stride) = 0;
+	}
+	return 0;
 }
 
-LFP_FORCE_INLINE unsigned char *lfp__ring_slot(const struct lfp__ring_geo *g,
-                                               uint64_t pos)
-{
-	return g->slots + (size_t)(pos & g->mask) * g->stride;
-}
-
-LFP_FORCE_INLINE uint64_t *lfp__ring_wordp(const struct lfp__ring_geo *g,
-                                           uint64_t pos)
-{
-	return (uint64_t *)(void *)(lfp__ring_slot(g, pos) + g->word_off);
-}
-
-LFP_FORCE_INLINE unsigned char *lfp__ring_data(const struct lfp__ring_geo *g,
-                                               uint64_t pos)
-{
-	return lfp__ring_slot(g, pos) + g->data_off;
-}
-
-/* The slot word of a published entry: sequence and metadata. */
-LFP_FORCE_INLINE uint64_t lfp__ring_make_word(uint64_t seq, uint32_t meta)
-{
-	return ((uint64_t)(uint32_t)seq << 32) | meta;
-}
-
-/*
- * Initialise r over mem (lfp_ring_memsize() bytes, 8-byte aligned; 64-byte
- * aligned for best speed).  capacity: a power of two from 2 to 2^30.
- */
 LFP_INLINE int lfp_ring_init(struct lfp_ring *r, void *mem, size_t capacity,
                              size_t slot_size)
 {
-	struct lfp__ring_geo g;
-	size_t i, wo, dof;
+	return lfp_ring_init_flags(r, mem, capacity, slot_size, 0);
+}
 
-	if (!r || !mem || ((uintptr_t)mem & 7) != 0 ||
-	    !lfp__ring_params_ok(capacity, slot_size))
-		return -EINVAL;
-	memset(r, 0, sizeof(*r));
-	r->slots = (unsigned char *)mem;
-	r->mask = capacity - 1;
-	r->stride = lfp__ring_layout(slot_size, &wo, &dof);
-	r->word_off = (uint32_t)wo;
-	r->data_off = (uint32_t)dof;
-	r->len_mask = UINT32_MAX;
-	r->slot_size = slot_size;
-	/* Slot i is free for position i.  Plain stores: the ring is published
-	 * to other threads by whatever hands them the pointer. */
-	g = lfp__ring_geo(r);
-	for (i = 0; i < capacity; i++)
-		*lfp__ring_wordp(&g, i) = lfp__ring_make_word(i, 0);
+/* Set up a queue's ring over slot memory of its own (lfp__zalloc): 0 or
+ * -ENOMEM.  The caller checked the parameters. */
+LFP_INLINE int lfp__ring_alloc(struct lfp_ring *r, size_t capacity,
+                               size_t slot_size, uint64_t flags)
+{
+	size_t bytes = lfp_ring_memsize_flags(capacity, slot_size, flags);
+	void *mem = lfp__zalloc(bytes);
+
+	if (!mem)
+		return -ENOMEM;
+	lfp__ring_setup(r, mem, capacity, slot_size, flags);
+	r->owns_mem = 1;
+	return 0;
+}
+
+/* Free what lfp__ring_alloc took. */
+LFP_INLINE void lfp__ring_free_mem(struct lfp_ring *r)
+{
+	if (r->owns_mem)
+		lfp__zfree(r->slots, lfp_ring_memsize_flags((size_t)r->mask + 1,
+		                                            r->slot_size,
+		                                            (r->mode & LFP__RING_SP ?
+		                                             LFP_SINGLE_PRODUCER : 0) |
+		                                            (r->mode & LFP__RING_SC ?
+		                                             LFP_SINGLE_CONSUMER : 0)));
+	r->slots = NULL;
+	r->owns_mem = 0;
+}
+
+LFP_INLINE int lfp_ring_create_flags(size_t capacity, size_t slot_size,
+                                     uint64_t flags, struct lfp_ring **rp)
+{
+	struct lfp_ring *r;
+	int ret;
+
+	if (!rp || !lfp__ring_params_ok(capacity, slot_size, flags))
+		return -EINVAL; /* *rp untouched on failure */
+	if (posix_memalign((void **)&r, LFP_CACHELINE_PAIR, sizeof(*r)))
+		return -ENOMEM;
+	ret = lfp__ring_alloc(r, capacity, slot_size, flags);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	*rp = r;
 	return 0;
 }
 
 LFP_INLINE int lfp_ring_create(size_t capacity, size_t slot_size,
                                struct lfp_ring **rp)
 {
-	struct lfp_ring *r;
-	size_t bytes = lfp_ring_memsize(capacity, slot_size);
-	void *mem;
-	int ret;
-
-	if (!rp || bytes == 0)
-		return -EINVAL; /* *rp untouched on failure (every path returns a constant) */
-	if (posix_memalign((void **)&r, LFP_CACHELINE_PAIR, sizeof(*r)))
-		return -ENOMEM;
-	if (posix_memalign(&mem, LFP_CACHELINE, bytes)) {
-		free(r);
-		return -ENOMEM;
-	}
-	ret = lfp_ring_init(r, mem, capacity, slot_size);
-	if (ret) {
-		free(mem);
-		free(r);
-		return ret;
-	}
-	r->owns_mem = 1;
-	*rp = r;
-	return 0;
+	return lfp_ring_create_flags(capacity, slot_size, 0, rp);
 }
 
 LFP_INLINE void lfp_ring_destroy(struct lfp_ring *r)
@@ -243,7 +348,7 @@ LFP_INLINE void lfp_ring_destroy(struct lfp_ring *r)
 		 * pointer's origin so that gcc does not warn about freeing a
 		 * caller's static or stack ring on this (untaken) path. */
 		__asm__("" : "+r"(self));
-		free(r->slots);
+		lfp__ring_free_mem(r);
 		free(self);
 	}
 }
@@ -259,176 +364,140 @@ LFP_INLINE size_t lfp_ring_slot_size(const struct lfp_ring *r)
 	return r ? r->slot_size : 0;
 }
 
-/* Signed distance between a slot's sequence and the one expected at pos. */
-LFP_FORCE_INLINE int32_t lfp__ring_dif(uint64_t word, uint64_t want)
-{
-	return (int32_t)((uint32_t)(word >> 32) - (uint32_t)want);
-}
+/* ---------------------------------------------------------------- misuse */
 
 /*
- * The word of the slot at pos, which a claim checks and its caller will
- * write (a producer publishes it, a consumer frees it).  A burst fetches the
- * line for writing now, one transfer instead of a read and then an upgrade:
- * a hint only (one entry: no gain measured, and n is then a constant 1).
+ * LFP_DEBUG: a single side (LFP_SINGLE_PRODUCER, LFP_SINGLE_CONSUMER)
+ * entered by a second thread while the first is inside aborts with a
+ * message, instead of corrupting the ring.  Without LFP_DEBUG, nothing.
  */
-LFP_FORCE_INLINE uint64_t *lfp__ring_word_to_write(const struct lfp__ring_geo *g,
-                                                   uint64_t pos, size_t n)
-{
-	uint64_t *w = lfp__ring_wordp(g, pos);
+#ifdef LFP_DEBUG
+#include <stdio.h>
 
-	if (n > 1)
-		__builtin_prefetch(w, 1);
-	return w;
+LFP_SLOW void lfp__misuse(const char *what)
+{
+	fputs(what, stderr);
+	abort();
 }
 
+LFP_INLINE void lfp__side_enter(const struct lfp_ring *r, int producer)
+{
+	struct lfp_ring *w = (struct lfp_ring *)(uintptr_t)r;
+
+	if (producer && (r->mode & LFP__RING_SP) &&
+	    lfp__xchg_rlx_u32(&w->prod_busy, 1))
+		lfp__misuse("lfpoll: two threads at once on the producer side of a "
+		            "queue opened with LFP_SINGLE_PRODUCER\n");
+	if (!producer && (r->mode & LFP__RING_SC) &&
+	    lfp__xchg_rlx_u32(&w->cons_busy, 1))
+		lfp__misuse("lfpoll: two threads at once on the consumer side of a "
+		            "queue opened with LFP_SINGLE_CONSUMER\n");
+}
+
+LFP_INLINE void lfp__side_leave(const struct lfp_ring *r, int producer)
+{
+	struct lfp_ring *w = (struct lfp_ring *)(uintptr_t)r;
+
+	/* Relaxed, as the exchange: the check needs atomicity only. */
+	if (producer && (r->mode & LFP__RING_SP))
+		lfp__st_rlx_u32(&w->prod_busy, 0);
+	if (!producer && (r->mode & LFP__RING_SC))
+		lfp__st_rlx_u32(&w->cons_busy, 0);
+}
+#else
+#  define lfp__side_enter(r, producer) ((void)0)
+#  define lfp__side_leave(r, producer) ((void)0)
+#endif
+
+#include "internal/ring_slot.h"
+#include "internal/ring_index.h"
+
+/* ---------------------------------------------------------------- claims */
+
 /*
- * Claim up to n consecutive free positions from head: the producers' only
- * claim, for one entry (n constant 1) and for bursts.  Returns the number
- * claimed (0: full) and the first position in *first.
- *
- * Every slot is seen free before the claim, so a producer never waits for
- * a consumer: a slot whose consumer has claimed it and is still copying out
- * counts as full.  (Claiming against a cached copy of tail and then waiting
- * for each slot's free measured slower here: docs/design.md, section 1.)
+ * Claim up to n free positions: the number claimed (0: full) and the first
+ * in *first.  Fill each with lfp__ring_put or lfp__ring_put2, then
+ * lfp__ring_commit_prod.
  */
 LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
                                              const struct lfp__ring_geo *g,
                                              size_t n, uint64_t *first)
 {
-	uint64_t pos, *w;
-	size_t k;
-	int32_t dif = 0;
-
-	if (n == 0)
-		return 0;
-	/* Relaxed: only a starting guess; the CAS validates it. */
-	pos = lfp__ld_rlx_u64(&r->head);
-	for (;;) {
-		for (k = 0; k < n; k++) {
-			w = lfp__ring_word_to_write(g, pos + k, n);
-			/* R2: acquire pairs with R4 of the consumer that freed
-			 * this slot: its copy-out is done before we overwrite. */
-			dif = lfp__ring_dif(lfp__ld_acq_u64(w), pos + k);
-			if (dif != 0)
-				break;
-		}
-		if (k == 0) {
-			if (dif < 0)
-				return 0; /* the slot still holds last lap's entry */
-			pos = lfp__ld_rlx_u64(&r->head); /* stale: retry */
-			continue;
-		}
-		if (LFP__BROKEN("L"))
-			k = n; /* claim n once the first is free, as a blind FAA would */
-		/* Full-barrier RMW; ordering for the payload comes from R2.
-		 * A failed CAS loads the current head into pos. */
-		if (lfp__cas_u64(&r->head, &pos, pos + k))
-			break;
-	}
-	LFP__SCHED("ring.prod.claimed", r);
-	/* R6: pairs with R5 in peek.  A peeking reader that copied any byte we
-	 * are about to write must, after its acquire fence, also see the
-	 * slot word that R2 read, so its re-check fails. */
-	lfp__fence_rel();
-	*first = pos;
-	return k;
+	if (g->mode == LFP__RING_INDEX)
+		return lfp__idx_claim_prod(r, g, n, first);
+	return lfp__slot_claim_prod(r, g, n, first);
 }
 
-/* Why a consumer's claim returned 0 (its *why). */
-enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED };
+/* Publish the k positions filled from first (the index ring at once; the
+ * per-slot ring published each slot as it was filled). */
+LFP_FORCE_INLINE void lfp__ring_commit_prod(struct lfp_ring *r,
+                                            const struct lfp__ring_geo *g,
+                                            uint64_t first, size_t k)
+{
+	if (g->mode == LFP__RING_INDEX)
+		lfp__idx_commit_prod(r, first, k);
+}
 
 /*
- * Claim up to n consecutive published positions from tail whose entries fit
- * in cap bytes: the consumers' only claim, for one entry and for bursts.
- * Returns the number claimed; 0 with *why set to LFP__RING_TOO_BIG when the
- * head entry is longer than cap (it stays queued), LFP__RING_GATED when
- * gate(garg) said no, else LFP__RING_EMPTY.
- *
- * gate (NULL: none) runs after the entries' slot words were read with
- * acquire (R3) and before the claim: what was visible to their producers
- * when they published is visible to it.  The EQ and CQ pass their error
- * check, so an event never overtakes an error queued before it.
+ * Claim up to n published entries that fit in cap bytes each: see
+ * lfp__slot_claim_cons for *c and gate.  Copy each out with lfp__ring_take
+ * or lfp__ring_take2, then lfp__ring_commit_cons.
  */
 LFP_FORCE_INLINE size_t lfp__ring_claim_cons(struct lfp_ring *r,
                                              const struct lfp__ring_geo *g,
                                              size_t n, size_t cap,
-                                             uint64_t *first, int *why,
+                                             struct lfp__claim *c,
                                              int (*gate)(const void *),
                                              const void *garg)
 {
-	uint64_t pos, word, *w;
-	size_t k;
-	int32_t dif = 0;
-	int big;
-
-	*why = LFP__RING_EMPTY;
-	if (n == 0)
+	if (n == 0) {
+		c->why = LFP__RING_EMPTY;
 		return 0;
-	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
-	for (;;) {
-		big = 0;
-		for (k = 0; k < n; k++) {
-			w = lfp__ring_word_to_write(g, pos + k, n);
-			/* R3: acquire pairs with R1: the payload and length
-			 * written before the publish are visible. */
-			word = lfp__ld_acq_u64(w);
-			dif = lfp__ring_dif(word, pos + k + 1);
-			if (dif != 0)
-				break;
-			if (((uint32_t)word & g->len_mask) > cap) {
-				big = 1;
-				break;
-			}
-		}
-		if (k == 0) {
-			if (big) {
-				/* Report only if pos is still the head: loaded
-				 * after R3 (acquire), so the length we read was
-				 * this entry's while nobody had taken it. */
-				if (lfp__ld_rlx_u64(&r->tail) == pos) {
-					*why = LFP__RING_TOO_BIG;
-					return 0;
-				}
-			} else if (dif < 0) {
-				return 0; /* empty */
-			}
-			pos = lfp__ld_rlx_u64(&r->tail);
-			continue;
-		}
-		LFP__SCHED("ring.cons.acquired", r);
-		if (gate && gate(garg)) {
-			*why = LFP__RING_GATED;
-			return 0;
-		}
-		if (lfp__cas_u64(&r->tail, &pos, pos + k))
-			break;
 	}
-	/* Until we free them, producers see these slots full. */
-	LFP__SCHED("ring.cons.claimed", r);
-	*first = pos;
-	return k;
+	if (g->mode == LFP__RING_INDEX)
+		return lfp__idx_claim_cons(r, g, n, cap, c, gate, garg);
+	return lfp__slot_claim_cons(r, g, n, cap, c, gate, garg);
 }
 
-/* R1: publish a filled slot's payload and metadata; pairs with R3 (and R5). */
+/* Give back the k positions copied out from first (the index ring at once;
+ * the per-slot ring freed each slot as it was copied). */
+LFP_FORCE_INLINE void lfp__ring_commit_cons(struct lfp_ring *r,
+                                            const struct lfp__ring_geo *g,
+                                            uint64_t first, size_t k)
+{
+	if (g->mode == LFP__RING_INDEX)
+		lfp__idx_commit_cons(r, first, k);
+}
+
+/* ---------------------------------------------------------------- slots */
+
+/* Record a filled entry: the per-slot ring publishes its word (R1), the
+ * index ring stores its metadata (published by the commit, I2). */
 LFP_FORCE_INLINE void lfp__ring_publish(const struct lfp__ring_geo *g,
                                         uint64_t pos, uint32_t meta)
 {
-	lfp__st_rel_u64(lfp__ring_wordp(g, pos), lfp__ring_make_word(pos + 1, meta));
+	if (g->mode == LFP__RING_INDEX)
+		g->meta[pos & g->mask] = meta;
+	else
+		lfp__slot_publish(g, pos, meta);
 }
 
-/* R4: free a consumed slot for the next lap; pairs with R2. */
+/* Release a copied-out slot: the per-slot ring frees its word (R4); the
+ * index ring gives positions back in its commit. */
 LFP_FORCE_INLINE void lfp__ring_free(const struct lfp__ring_geo *g,
                                      uint64_t pos)
 {
-	lfp__st_rel_u64(lfp__ring_wordp(g, pos),
-	                lfp__ring_make_word(pos + g->mask + 1, 0));
+	if (g->mode != LFP__RING_INDEX)
+		lfp__slot_free(g, pos);
 }
 
-/* A claimed slot's metadata.  Relaxed: the claim's R3 already ordered it. */
+/* A claimed entry's metadata.  Relaxed: the claim's acquire ordered it. */
 LFP_FORCE_INLINE uint32_t lfp__ring_meta(const struct lfp__ring_geo *g,
                                          uint64_t pos)
 {
-	return (uint32_t)lfp__ld_rlx_u64(lfp__ring_wordp(g, pos));
+	if (g->mode == LFP__RING_INDEX)
+		return g->meta[pos & g->mask];
+	return lfp__slot_meta(g, pos);
 }
 
 /*
@@ -436,24 +505,25 @@ LFP_FORCE_INLINE uint32_t lfp__ring_meta(const struct lfp__ring_geo *g,
  * of line and cold, so that the hot path, whose copy has a constant size
  * wherever the caller's is, keeps no call and no register saves for it.
  */
-static __attribute__((noinline, cold, unused))
-void lfp__ring_copy_var(void *dst, const void *src, size_t n)
+LFP_SLOW void lfp__ring_copy_var(void *dst, const void *src, size_t n)
 {
 	if (dst) /* always, when n > 0: a NULL buffer has cap 0 */
 		memcpy(dst, src, n);
 }
 
 /*
- * Copy out the claimed entry at pos (length at most cap) into dst and free
- * its slot; returns the length.  An entry of exactly cap bytes, the common
- * case, is copied with cap's size, a constant in typed callers.
+ * Copy out the claimed entry at pos, whose metadata is meta (from the
+ * claim), into dst (cap bytes of room), and release its slot; returns the
+ * length.  An entry of exactly cap bytes, the common case, is copied with
+ * cap's size, a constant in typed callers.
  */
 LFP_FORCE_INLINE size_t lfp__ring_take(const struct lfp__ring_geo *g,
-                                       uint64_t pos, void *dst, size_t cap)
+                                       uint64_t pos, uint32_t meta, void *dst,
+                                       size_t cap)
 {
-	size_t len = lfp__ring_meta(g, pos) & g->len_mask;
+	size_t len = meta & g->len_mask;
 
-	if (len == cap && cap)
+	if (LFP__LIKELY(len == cap && cap))
 		memcpy(dst, lfp__ring_data(g, pos), cap);
 	else if (len) /* dst is non-NULL whenever len fits in cap > 0 */
 		lfp__ring_copy_var(dst, lfp__ring_data(g, pos), len);
@@ -462,27 +532,25 @@ LFP_FORCE_INLINE size_t lfp__ring_take(const struct lfp__ring_geo *g,
 }
 
 /*
- * Copy out a claimed entry made of two parts and free its slot: the first
- * n1 bytes to d1, the rest to d2 (NULL: dropped).  Returns the length.  The
- * CQ (entry, then source address) and the error queue (entry, then
- * err_data) store entries this way.
+ * Copy out a claimed entry of len bytes made of two parts and release its
+ * slot: the first n1 bytes to d1, the rest to d2 (NULL: dropped).  The CQ
+ * (entry, then source address) and the error queue (entry, then err_data)
+ * store entries this way.
  */
-LFP_FORCE_INLINE size_t lfp__ring_take2(const struct lfp__ring_geo *g,
-                                        uint64_t pos, void *d1, size_t n1,
-                                        void *d2)
+LFP_FORCE_INLINE void lfp__ring_take2(const struct lfp__ring_geo *g,
+                                      uint64_t pos, size_t len, void *d1,
+                                      size_t n1, void *d2)
 {
-	size_t len = lfp__ring_meta(g, pos) & g->len_mask;
 	const unsigned char *src = lfp__ring_data(g, pos);
 
 	memcpy(d1, src, n1);
 	if (d2 && len > n1)
 		memcpy(d2, src + n1, len - n1);
 	lfp__ring_free(g, pos);
-	return len;
 }
 
 /* Fill the claimed slot at pos with n1 bytes from s1 then n2 from s2, and
- * publish it with meta. */
+ * record it with meta. */
 LFP_FORCE_INLINE void lfp__ring_put2(const struct lfp__ring_geo *g,
                                      uint64_t pos, const void *s1, size_t n1,
                                      const void *s2, size_t n2, uint32_t meta)
@@ -494,7 +562,7 @@ LFP_FORCE_INLINE void lfp__ring_put2(const struct lfp__ring_geo *g,
 	lfp__ring_publish(g, pos, meta);
 }
 
-/* Fill the claimed slot at pos with len bytes from src and publish it. */
+/* Fill the claimed slot at pos with len bytes from src and record it. */
 LFP_FORCE_INLINE void lfp__ring_put(const struct lfp__ring_geo *g, uint64_t pos,
                                     const void *src, size_t len, uint32_t meta)
 {
@@ -502,20 +570,28 @@ LFP_FORCE_INLINE void lfp__ring_put(const struct lfp__ring_geo *g, uint64_t pos,
 	lfp__ring_publish(g, pos, meta);
 }
 
+/* ---------------------------------------------------------------- single */
+
 /* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written). */
 LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
                                        size_t len)
 {
 	struct lfp__ring_geo g;
 	uint64_t pos;
+	int ret = 0;
 
-	if (len > r->slot_size)
+	if (LFP__UNLIKELY(len > r->slot_size))
 		return -EMSGSIZE;
 	g = lfp__ring_geo(r);
-	if (!lfp__ring_claim_prod(r, &g, 1, &pos))
-		return -EAGAIN;
-	lfp__ring_put(&g, pos, src, len, (uint32_t)len);
-	return 0;
+	lfp__side_enter(r, 1);
+	if (LFP__LIKELY(lfp__ring_claim_prod(r, &g, 1, &pos))) {
+		lfp__ring_put(&g, pos, src, len, (uint32_t)len);
+		lfp__ring_commit_prod(r, &g, pos, 1);
+	} else {
+		ret = -EAGAIN;
+	}
+	lfp__side_leave(r, 1);
+	return ret;
 }
 
 /* Enqueue one entry made of two parts (a header, then a payload) that
@@ -525,39 +601,128 @@ LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
 {
 	struct lfp__ring_geo g = lfp__ring_geo(r);
 	uint64_t pos;
+	int ret = 0;
 
-	if (!lfp__ring_claim_prod(r, &g, 1, &pos))
-		return -EAGAIN;
-	lfp__ring_put2(&g, pos, s1, n1, s2, n2, (uint32_t)(n1 + n2));
-	return 0;
+	lfp__side_enter(r, 1);
+	if (lfp__ring_claim_prod(r, &g, 1, &pos)) {
+		lfp__ring_put2(&g, pos, s1, n1, s2, n2, (uint32_t)(n1 + n2));
+		lfp__ring_commit_prod(r, &g, pos, 1);
+	} else {
+		ret = -EAGAIN;
+	}
+	lfp__side_leave(r, 1);
+	return ret;
 }
 
 LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
                                            size_t cap)
 {
 	struct lfp__ring_geo g = lfp__ring_geo(r);
-	uint64_t pos;
-	int why;
+	struct lfp__claim c;
+	ssize_t ret;
 
-	if (!lfp__ring_claim_cons(r, &g, 1, cap, &pos, &why, NULL, NULL))
-		return why == LFP__RING_TOO_BIG ? -LFP_ETOOSMALL : -EAGAIN;
-	return (ssize_t)lfp__ring_take(&g, pos, dst, cap);
+	lfp__side_enter(r, 0);
+	if (LFP__LIKELY(lfp__ring_claim_cons(r, &g, 1, cap, &c, NULL, NULL))) {
+		ret = (ssize_t)lfp__ring_take(&g, c.first, c.meta, dst, cap);
+		lfp__ring_commit_cons(r, &g, c.first, 1);
+	} else {
+		ret = c.why == LFP__RING_TOO_BIG ? -LFP_ETOOSMALL : -EAGAIN;
+	}
+	lfp__side_leave(r, 0);
+	return ret;
 }
 
-LFP_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src, size_t len)
+/*
+ * One attempt at an enqueue on the default mode, for inline callers: 1 when
+ * it enqueued, 0 when it did nothing (another mode, a size check, a full
+ * ring or a lost CAS: the caller runs the whole enqueue out of line).
+ */
+LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
+                                           size_t len)
 {
-	if (!r || (!src && len))
-		return -EINVAL;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos;
+
+	if (LFP__UNLIKELY(len > r->slot_size))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		/* Wait-free: nothing to retry out of line but a full ring. */
+		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos)))
+			return 0;
+		memcpy(lfp__ring_data(&g, pos), src, len);
+		g.meta[pos & g.mask] = (uint32_t)len;
+		lfp__idx_commit_prod(r, pos, 1);
+		return 1;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_prod(r, &g, 1, &pos)))
+		return 0;
+	lfp__copy_racy_in(lfp__ring_data(&g, pos), src, len);
+	lfp__slot_publish(&g, pos, (uint32_t)len);
+	return 1;
+}
+
+/* One attempt at a dequeue, as lfp__ring_try_enqueue: the entry's length,
+ * or -1 when it did nothing. */
+LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
+                                               size_t cap)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	struct lfp__claim c;
+	size_t len;
+
+	if (g.mode == LFP__RING_INDEX) {
+		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL)))
+			return -1;
+		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
+		lfp__idx_commit_cons(r, c.first, 1);
+		return (ssize_t)len;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
+	                  !lfp__slot_try_cons(r, &g, 1, cap, &c, NULL, NULL)))
+		return -1;
+	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, dst, cap);
+}
+
+/* The whole enqueue and dequeue, every mode, out of line. */
+LFP_OUTLINE int lfp__ring_enqueue_out(struct lfp_ring *r, const void *src,
+                                      size_t len)
+{
 	return lfp__ring_enqueue(r, src, len);
 }
 
-/* The entry's length, -EAGAIN when empty, -LFP_ETOOSMALL (entry kept). */
-LFP_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst, size_t cap)
+LFP_OUTLINE ssize_t lfp__ring_dequeue_out(struct lfp_ring *r, void *dst,
+                                          size_t cap)
 {
-	if (!r || (!dst && cap))
-		return -EINVAL;
 	return lfp__ring_dequeue(r, dst, cap);
 }
+
+/* 0, -EAGAIN when full, -EMSGSIZE when len > slot size (nothing written).
+ * Inline when len is a constant (the copy is then a few moves). */
+LFP_FORCE_INLINE int lfp_ring_enqueue(struct lfp_ring *r, const void *src,
+                                      size_t len)
+{
+	if (LFP__UNLIKELY(!r || (!src && len)))
+		return -EINVAL;
+	if (LFP__CONSTANT(len) && lfp__ring_try_enqueue(r, src, len))
+		return 0;
+	return lfp__ring_enqueue_out(r, src, len);
+}
+
+/* The entry's length, -EAGAIN when empty, -LFP_ETOOSMALL (entry kept). */
+LFP_FORCE_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst,
+                                          size_t cap)
+{
+	ssize_t n;
+
+	if (LFP__UNLIKELY(!r || (!dst && cap)))
+		return -EINVAL;
+	if (LFP__CONSTANT(cap) && (n = lfp__ring_try_dequeue(r, dst, cap)) >= 0)
+		return n;
+	return lfp__ring_dequeue_out(r, dst, cap);
+}
+
+/* ---------------------------------------------------------------- peek */
 
 /*
  * Peek split in two: the first n1 bytes of the head entry go to d1, the rest
@@ -569,46 +734,14 @@ LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
                                         void *d2, size_t cap2, uint64_t *ticket,
                                         uint32_t *meta)
 {
-	struct lfp__ring_geo g = lfp__ring_geo(r);
-	uint64_t pos, word, *w;
-	unsigned char *d;
-	size_t len;
-	int32_t dif;
+	ssize_t ret;
 
-	pos = lfp__ld_rlx_u64(&r->tail);
-	for (;;) {
-		w = lfp__ring_wordp(&g, pos);
-		word = lfp__ld_acq_u64(w); /* R3 as in the claim */
-		dif = lfp__ring_dif(word, pos + 1);
-		if (dif < 0)
-			return -EAGAIN;
-		if (dif == 0) {
-			len = (uint32_t)word & g.len_mask;
-			*meta = (uint32_t)word;
-			if (len == 0) {
-				/* Nothing to copy: the word alone is the entry. */
-				*ticket = pos;
-				return 0;
-			}
-			if (len < n1 || len - n1 > cap2) {
-				if (lfp__ld_rlx_u64(&r->tail) == pos)
-					return -LFP_ETOOSMALL;
-			} else {
-				d = lfp__ring_data(&g, pos);
-				lfp__copy_racy_out(d1, d, n1);
-				lfp__copy_racy_out(d2, d + n1, len - n1);
-				/* R5: orders the copy's loads before the
-				 * re-check; pairs with R6 in the producer that
-				 * could be refilling this slot. */
-				lfp__fence_acq();
-				if (lfp__ld_rlx_u64(w) == word) {
-					*ticket = pos;
-					return (ssize_t)len;
-				}
-			}
-		}
-		pos = lfp__ld_rlx_u64(&r->tail);
-	}
+	if (r->mode != LFP__RING_INDEX)
+		return lfp__slot_peek_split(r, d1, n1, d2, cap2, ticket, meta);
+	lfp__side_enter(r, 0);
+	ret = lfp__idx_peek_split(r, d1, n1, d2, cap2, ticket, meta);
+	lfp__side_leave(r, 0);
+	return ret;
 }
 
 /*
@@ -626,18 +759,25 @@ LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
 }
 
 /*
- * Whether the head entry is published: a snapshot for readiness checks
- * (a claimed, not yet published entry does not count).
+ * Consume the entry a peek returned.  0 once; -ESTALE when it was already
+ * consumed (by this ticket or by another consumer).
  */
-LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
+LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
 {
-	struct lfp__ring_geo g = lfp__ring_geo(r);
-	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
+	int ret;
 
-	/* R3: acquire, so a caller that sees the entry also sees its
-	 * contents when it goes on to read it. */
-	return lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, pos)), pos + 1) >= 0;
+	if (!r)
+		return -EINVAL;
+	lfp__side_enter(r, 0);
+	if (r->mode == LFP__RING_INDEX)
+		ret = lfp__idx_consume(r, ticket);
+	else
+		ret = lfp__slot_consume(r, ticket);
+	lfp__side_leave(r, 0);
+	return ret;
 }
+
+/* ---------------------------------------------------------------- snapshots */
 
 /*
  * How many entries from the head on are published, counting up to limit: a
@@ -648,101 +788,15 @@ LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
  */
 LFP_INLINE size_t lfp__ring_published(const struct lfp_ring *r, size_t limit)
 {
-	struct lfp__ring_geo g = lfp__ring_geo(r);
-	uint64_t pos = lfp__ld_rlx_u64(&r->tail);
-	size_t k;
-
-	/* R3 per slot, as in lfp__ring_ready. */
-	for (k = 0; k < limit; k++)
-		if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, pos + k)),
-		                  pos + k + 1) != 0)
-			break;
-	return k;
+	if (r->mode == LFP__RING_INDEX)
+		return lfp__idx_published(r, limit);
+	return lfp__slot_published(r, limit);
 }
 
-/*
- * Consume the entry a peek returned.  0 once; -ESTALE when it was already
- * consumed (by this ticket or by another consumer).
- */
-LFP_INLINE int lfp_ring_consume(struct lfp_ring *r, uint64_t ticket)
+/* Whether the head entry is published: a snapshot for readiness checks. */
+LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
 {
-	struct lfp__ring_geo g;
-	uint64_t pos = ticket;
-
-	if (!r)
-		return -EINVAL;
-	g = lfp__ring_geo(r);
-	/* R3: the entry must be published at this position (a ticket from
-	 * peek always is; this rejects forged ones without claiming). */
-	if (lfp__ring_dif(lfp__ld_acq_u64(lfp__ring_wordp(&g, ticket)),
-	                  ticket + 1) != 0)
-		return -ESTALE;
-	if (!lfp__cas_u64(&r->tail, &pos, ticket + 1))
-		return -ESTALE;
-	lfp__ring_free(&g, ticket);
-	return 0;
-}
-
-/* The bursts behind lfp_ring_enqueue_burst, lfp_ring_dequeue_burst and the
- * typed front end.  len_each 0 leaves the (then possibly NULL) buffer
- * pointer as it is: no arithmetic on NULL. */
-LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
-                                                const void *src,
-                                                size_t len_each, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	struct lfp__ring_geo g;
-	uint64_t pos = 0;
-	size_t k, i;
-
-	if (len_each > r->slot_size)
-		return 0;
-	g = lfp__ring_geo(r);
-	k = lfp__ring_claim_prod(r, &g, n, &pos);
-	for (i = 0; i < k; i++)
-		lfp__ring_put(&g, pos + i, len_each ? s + i * len_each : s,
-		              len_each, (uint32_t)len_each);
-	return k;
-}
-
-LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
-                                                size_t len_each, size_t n)
-{
-	struct lfp__ring_geo g = lfp__ring_geo(r);
-	unsigned char *d = (unsigned char *)dst;
-	uint64_t pos = 0;
-	size_t k, i;
-	int why;
-
-	k = lfp__ring_claim_cons(r, &g, n, len_each, &pos, &why, NULL, NULL);
-	for (i = 0; i < k; i++)
-		lfp__ring_take(&g, pos + i, len_each ? d + i * len_each : d,
-		               len_each);
-	return k;
-}
-
-/*
- * Enqueue up to n entries of len_each bytes from src (contiguous).  Returns
- * how many were enqueued, from 0 (full, or len_each > slot size) to n.
- */
-LFP_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r, const void *src,
-                                         size_t len_each, size_t n)
-{
-	if (!r || (!src && len_each))
-		return 0;
-	return lfp__ring_enqueue_burst(r, src, len_each, n);
-}
-
-/*
- * Dequeue up to n entries into dst, each at a stride of len_each bytes.  An
- * entry longer than len_each ends the burst before it and stays queued.
- */
-LFP_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
-                                         size_t len_each, size_t n)
-{
-	if (!r || (!dst && len_each))
-		return 0;
-	return lfp__ring_dequeue_burst(r, dst, len_each, n);
+	return lfp__ring_published(r, 1) != 0;
 }
 
 /* Entries claimed by producers and not yet by consumers: a snapshot. */
@@ -761,34 +815,289 @@ LFP_INLINE size_t lfp_ring_count(const struct lfp_ring *r)
 	return (size_t)(head - tail);
 }
 
+/* ---------------------------------------------------------------- bursts */
+
+/* An index ring's burst copy in: k entries of len_each bytes from s into
+ * the positions from first, in one or two copies (the run may wrap) when
+ * the entries are packed as the ring packs them. */
+LFP_FORCE_INLINE void lfp__idx_put_run(const struct lfp__ring_geo *g,
+                                       uint64_t first, const unsigned char *s,
+                                       size_t len_each, size_t k)
+{
+	size_t i, at = (size_t)(first & g->mask), run;
+
+	if (len_each == g->stride) {
+		run = (size_t)g->mask + 1 - at;
+		if (run > k)
+			run = k;
+		memcpy(g->data + at * len_each, s, run * len_each);
+		if (k > run)
+			memcpy(g->data, s + run * len_each, (k - run) * len_each);
+	} else if (len_each) {
+		for (i = 0; i < k; i++)
+			memcpy(lfp__ring_data(g, first + i), s + i * len_each, len_each);
+	}
+	for (i = 0; i < k; i++)
+		g->meta[(first + i) & g->mask] = (uint32_t)len_each;
+}
+
+/* An index ring's burst copy out, as lfp__idx_put_run (exact: every entry
+ * is len_each bytes long). */
+LFP_FORCE_INLINE void lfp__idx_take_run(const struct lfp__ring_geo *g,
+                                        uint64_t first, unsigned char *d,
+                                        size_t len_each, size_t k, int exact)
+{
+	size_t i, at = (size_t)(first & g->mask), run;
+
+	if (exact && len_each == g->stride) {
+		run = (size_t)g->mask + 1 - at;
+		if (run > k)
+			run = k;
+		memcpy(d, g->data + at * len_each, run * len_each);
+		if (k > run)
+			memcpy(d + run * len_each, g->data, (k - run) * len_each);
+		return;
+	}
+	for (i = 0; i < k; i++)
+		(void)lfp__ring_take(g, first + i, g->meta[(first + i) & g->mask],
+		                     len_each ? d + i * len_each : d, len_each);
+}
+
+/* The bursts behind lfp_ring_enqueue_burst, lfp_ring_dequeue_burst and the
+ * typed front end.  len_each 0 leaves the (then possibly NULL) buffer
+ * pointer as it is: no arithmetic on NULL. */
+LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
+                                                const void *src,
+                                                size_t len_each, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	struct lfp__ring_geo g;
+	uint64_t pos = 0;
+	size_t k, i;
+
+	if (LFP__UNLIKELY(len_each > r->slot_size) || n == 0)
+		return 0;
+	g = lfp__ring_geo(r);
+	lfp__side_enter(r, 1);
+	k = lfp__ring_claim_prod(r, &g, n, &pos);
+	if (g.mode == LFP__RING_INDEX) {
+		if (k) {
+			lfp__idx_put_run(&g, pos, s, len_each, k);
+			lfp__idx_commit_prod(r, pos, k);
+		}
+	} else {
+		for (i = 0; i < k; i++) {
+			lfp__copy_racy_in(lfp__ring_data(&g, pos + i),
+			                  len_each ? s + i * len_each : s, len_each);
+			lfp__slot_publish(&g, pos + i, (uint32_t)len_each);
+		}
+	}
+	lfp__side_leave(r, 1);
+	return k;
+}
+
+LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                                size_t len_each, size_t n)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	unsigned char *d = (unsigned char *)dst;
+	struct lfp__claim c;
+	size_t k, i;
+
+	lfp__side_enter(r, 0);
+	k = lfp__ring_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
+	if (g.mode == LFP__RING_INDEX) {
+		if (k) {
+			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
+			lfp__idx_commit_cons(r, c.first, k);
+		}
+	} else if (LFP__LIKELY(c.exact) || k == 0) {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, (uint32_t)len_each,
+			               len_each ? d + i * len_each : d, len_each);
+	} else {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, lfp__slot_meta(&g, c.first + i),
+			               len_each ? d + i * len_each : d, len_each);
+	}
+	lfp__side_leave(r, 0);
+	return k;
+}
+
+/* One attempt at a burst on the default mode, for inline callers: the
+ * number moved, or 0 when it moved nothing (the caller runs the whole burst
+ * out of line, which tells full or empty from a lost race). */
+LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
+                                                    const void *src,
+                                                    size_t len_each, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos = 0;
+	size_t k, i;
+
+	if (LFP__UNLIKELY(len_each > r->slot_size || n == 0))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		k = lfp__idx_claim_prod(r, &g, n, &pos);
+		if (k) {
+			lfp__idx_put_run(&g, pos, s, len_each, k);
+			lfp__idx_commit_prod(r, pos, k);
+		}
+		return k;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
+		return 0;
+	k = lfp__slot_try_prod(r, &g, n, &pos);
+	for (i = 0; i < k; i++) {
+		lfp__copy_racy_in(lfp__ring_data(&g, pos + i),
+		                  len_each ? s + i * len_each : s, len_each);
+		lfp__slot_publish(&g, pos + i, (uint32_t)len_each);
+	}
+	return k;
+}
+
+LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
+                                                    void *dst, size_t len_each,
+                                                    size_t n)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	unsigned char *d = (unsigned char *)dst;
+	struct lfp__claim c;
+	size_t k, i;
+
+	if (LFP__UNLIKELY(n == 0))
+		return 0;
+	if (g.mode == LFP__RING_INDEX) {
+		k = lfp__idx_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
+		if (k) {
+			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
+			lfp__idx_commit_cons(r, c.first, k);
+		}
+		return k;
+	}
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
+		return 0;
+	k = lfp__slot_try_cons(r, &g, n, len_each, &c, NULL, NULL);
+	if (LFP__LIKELY(c.exact)) {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, (uint32_t)len_each,
+			               len_each ? d + i * len_each : d, len_each);
+	} else {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(&g, c.first + i, lfp__slot_meta(&g, c.first + i),
+			               len_each ? d + i * len_each : d, len_each);
+	}
+	return k;
+}
+
+LFP_OUTLINE size_t lfp__ring_enqueue_burst_out(struct lfp_ring *r,
+                                               const void *src, size_t len_each,
+                                               size_t n)
+{
+	return lfp__ring_enqueue_burst(r, src, len_each, n);
+}
+
+LFP_OUTLINE size_t lfp__ring_dequeue_burst_out(struct lfp_ring *r, void *dst,
+                                               size_t len_each, size_t n)
+{
+	return lfp__ring_dequeue_burst(r, dst, len_each, n);
+}
+
+/*
+ * Enqueue up to n entries of len_each bytes from src (contiguous).  Returns
+ * how many were enqueued, from 0 (full, or len_each > slot size) to n.
+ */
+LFP_FORCE_INLINE size_t lfp_ring_enqueue_burst(struct lfp_ring *r,
+                                               const void *src,
+                                               size_t len_each, size_t n)
+{
+	size_t k;
+
+	if (LFP__UNLIKELY(!r || (!src && len_each)))
+		return 0;
+	if (LFP__CONSTANT(len_each) &&
+	    (k = lfp__ring_try_enqueue_burst(r, src, len_each, n)) != 0)
+		return k;
+	return lfp__ring_enqueue_burst_out(r, src, len_each, n);
+}
+
+/*
+ * Dequeue up to n entries into dst, each at a stride of len_each bytes.  An
+ * entry longer than len_each ends the burst before it and stays queued.
+ */
+LFP_FORCE_INLINE size_t lfp_ring_dequeue_burst(struct lfp_ring *r, void *dst,
+                                               size_t len_each, size_t n)
+{
+	size_t k;
+
+	if (LFP__UNLIKELY(!r || (!dst && len_each)))
+		return 0;
+	if (LFP__CONSTANT(len_each) &&
+	    (k = lfp__ring_try_dequeue_burst(r, dst, len_each, n)) != 0)
+		return k;
+	return lfp__ring_dequeue_burst_out(r, dst, len_each, n);
+}
+
 /*
  * Typed front end: LFP_RING_PROTOTYPE(ev, struct my_event) (no trailing
  * semicolon) generates lfp_ring_enqueue_ev(r, const struct my_event *),
  * lfp_ring_dequeue_ev(r, struct my_event *) (0 | -EAGAIN | -LFP_ETOOSMALL)
  * and the _burst forms, with the slot size known at compile time.  The fast
  * path does not check for NULL; enqueue returns -EMSGSIZE on a ring whose
- * slots are smaller than the type.
+ * slots are smaller than the type.  Each call is one inline attempt on the
+ * default mode and, for everything else, a function of the type's own out
+ * of line (so a single-producer or single-consumer ring's copies have a
+ * constant size too).
  */
 #define LFP_RING_PROTOTYPE(name, type)                                          \
-LFP__UNUSED LFP_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,         \
-                                                   const type *v)              \
+LFP_OUTLINE int lfp__ring_enqueue_out_##name(struct lfp_ring *r, const type *v) \
 {                                                                               \
 	return lfp__ring_enqueue(r, v, sizeof(type));                           \
 }                                                                               \
-LFP__UNUSED LFP_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r, type *v)\
+LFP_OUTLINE ssize_t lfp__ring_dequeue_out_##name(struct lfp_ring *r, type *v)   \
 {                                                                               \
-	ssize_t n = lfp__ring_dequeue(r, v, sizeof(type));                      \
-	return n < 0 ? (int)n : 0;                                              \
+	return lfp__ring_dequeue(r, v, sizeof(type));                           \
 }                                                                               \
-LFP__UNUSED LFP_INLINE size_t lfp_ring_enqueue_burst_##name(struct lfp_ring *r,\
-                                                const type *v, size_t n)        \
+LFP_OUTLINE size_t lfp__ring_enqueue_burst_out_##name(struct lfp_ring *r,       \
+                                                      const type *v, size_t n)  \
 {                                                                               \
 	return lfp__ring_enqueue_burst(r, v, sizeof(type), n);                  \
 }                                                                               \
-LFP__UNUSED LFP_INLINE size_t lfp_ring_dequeue_burst_##name(struct lfp_ring *r,\
-                                                type *v, size_t n)              \
+LFP_OUTLINE size_t lfp__ring_dequeue_burst_out_##name(struct lfp_ring *r,       \
+                                                      type *v, size_t n)        \
 {                                                                               \
 	return lfp__ring_dequeue_burst(r, v, sizeof(type), n);                  \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE int lfp_ring_enqueue_##name(struct lfp_ring *r,   \
+                                                         const type *v)        \
+{                                                                               \
+	if (LFP__LIKELY(lfp__ring_try_enqueue(r, v, sizeof(type))))             \
+		return 0;                                                       \
+	return lfp__ring_enqueue_out_##name(r, v);                              \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r,   \
+                                                         type *v)              \
+{                                                                               \
+	ssize_t n = lfp__ring_try_dequeue(r, v, sizeof(type));                  \
+                                                                                \
+	if (LFP__UNLIKELY(n < 0))                                               \
+		n = lfp__ring_dequeue_out_##name(r, v);                         \
+	return n < 0 ? (int)n : 0;                                              \
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE size_t                                             \
+lfp_ring_enqueue_burst_##name(struct lfp_ring *r, const type *v, size_t n)      \
+{                                                                               \
+	size_t k = lfp__ring_try_enqueue_burst(r, v, sizeof(type), n);          \
+                                                                                \
+	return LFP__LIKELY(k) ? k : lfp__ring_enqueue_burst_out_##name(r, v, n);\
+}                                                                               \
+LFP__UNUSED LFP_FORCE_INLINE size_t                                             \
+lfp_ring_dequeue_burst_##name(struct lfp_ring *r, type *v, size_t n)            \
+{                                                                               \
+	size_t k = lfp__ring_try_dequeue_burst(r, v, sizeof(type), n);          \
+                                                                                \
+	return LFP__LIKELY(k) ? k : lfp__ring_dequeue_burst_out_##name(r, v, n);\
 }
 
 #ifdef __cplusplus

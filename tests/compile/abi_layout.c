@@ -18,7 +18,10 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-#  if LFP_ABI_VERSION == 3
+/* Version 4: the ring's slot words say "free" with 0 (the lap base in the
+ * sequence), and the ring has modes; an object built by version 3 headers
+ * would be misread even where the sizes below did not move. */
+#  if LFP_ABI_VERSION == 4
 LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
@@ -42,6 +45,13 @@ LAYOUT(offsetof(struct lfp__poll_link, sticky) == 36);
 LAYOUT(sizeof(struct lfp_binding_member) == 72);
 LAYOUT(sizeof(struct lfp_poll) == 224);
 LAYOUT(offsetof(struct lfp_poll, ready) == 32);
+LAYOUT(sizeof(struct lfp_ring) == 384);
+LAYOUT(offsetof(struct lfp_ring, words) == 8);
+LAYOUT(offsetof(struct lfp_ring, data) == 16);
+LAYOUT(offsetof(struct lfp_ring, mode) == 60);
+LAYOUT(offsetof(struct lfp_ring, head) == 128);
+LAYOUT(offsetof(struct lfp_ring, tail) == 256);
+LAYOUT(offsetof(struct lfp_eq, events) == 32);
 #  else
 #    error "LFP_ABI_VERSION moved: record this version's layout above"
 #  endif

@@ -504,7 +504,7 @@ static void op_cq_read(struct fin *f)
 		uint64_t flags = s & 4 ? LFP_PEEK : 0;
 
 		memset(&ee, 0, sizeof(ee));
-		want = MC[i].en ? (ssize_t)sizeof(ee) : -EAGAIN;
+		want = MC[i].en ? 1 : -EAGAIN;
 		got = lfp_cq_readerr(CQS[i], &ee, flags);
 		TRACE("cq%d readerr%s -> %zd (model %zd; errors %zu)", i,
 		      flags ? " PEEK" : "", got, want, MC[i].en);

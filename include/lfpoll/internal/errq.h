@@ -43,31 +43,29 @@ LFP_INLINE size_t lfp__errq_memsize(size_t capacity, size_t entry_size,
 	return lfp_ring_memsize(capacity, entry_size + data_max);
 }
 
+/* Slot memory comes zeroed and untouched until used (lfp__ring_alloc): an
+ * error queue nobody writes costs no resident page. */
 LFP_INLINE int lfp__errq_init(struct lfp__errq *q, size_t capacity,
                               size_t entry_size, size_t data_max)
 {
-	size_t bytes = lfp__errq_memsize(capacity, entry_size, data_max);
-	void *mem;
-
-	if (!bytes)
+	if (!lfp__errq_memsize(capacity, entry_size, data_max))
 		return -EINVAL;
-	if (posix_memalign(&mem, LFP_CACHELINE, bytes))
+	if (lfp__ring_alloc(&q->ring, capacity, entry_size + data_max, 0))
 		return -ENOMEM;
 	q->scratch = (unsigned char *)malloc(data_max ? data_max : 1);
 	if (!q->scratch || pthread_mutex_init(&q->lock, NULL)) {
 		free(q->scratch);
-		free(mem);
+		lfp__ring_free_mem(&q->ring);
 		return -ENOMEM;
 	}
 	q->data_max = data_max;
-	lfp_ring_init(&q->ring, mem, capacity, entry_size + data_max);
 	return 0;
 }
 
 LFP_INLINE void lfp__errq_fini(struct lfp__errq *q)
 {
 	pthread_mutex_destroy(&q->lock);
-	free(q->ring.slots);
+	lfp__ring_free_mem(&q->ring);
 	free(q->scratch);
 }
 
@@ -107,9 +105,15 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
  * E1 needs; a nonzero count (a write may be in flight) is confirmed by the
  * ring itself, with R3.
  */
+LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
+{
+	return lfp__ring_ready(&q->ring);
+}
+
 LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
 {
-	return lfp__ld_rlx_u32(&q->pending) != 0 && lfp__ring_ready(&q->ring);
+	return LFP__UNLIKELY(lfp__ld_rlx_u32(&q->pending) != 0) &&
+	       lfp__errq_ready_ring(q);
 }
 
 /*
@@ -127,11 +131,13 @@ LFP_INLINE int lfp__errq_gate(const void *q)
  * Read (or with LFP_PEEK copy) the head entry into buf, entry_size bytes,
  * whose err_data / err_data_size fields are at *data / *data_size.  With
  * fill != NULL and an empty queue, fill(buf) supplies a synthetic entry
- * (the EQ's overrun) instead of -EAGAIN.  Returns entry_size, -EAGAIN, or
- * -LFP_ETOOSMALL when the caller gave a buffer (*data_size > 0) too small
- * for the entry's data: the entry stays queued and *data_size is set to the
- * size it needs (fi_eq(3) leaves truncation unsaid; losing data silently
- * is not an option here).
+ * (the EQ's overrun) instead of -EAGAIN.  Returns entry_size or -EAGAIN.
+ *
+ * The data rules are fi_eq(3)'s and fi_cq(3)'s: a caller buffer
+ * (*data_size > 0 on input) receives as much of the entry's data as fits,
+ * *data_size is set to the bytes copied, and the entry is consumed even
+ * when its data was cut short; *data_size 0 on input points *data at the
+ * queue's own copy of all of it.
  */
 LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
                                   size_t entry_size, void **data,
@@ -141,50 +147,31 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	void *user = *data_size ? *data : NULL;
 	struct lfp__ring_geo g = lfp__ring_geo(&q->ring);
 	size_t user_size = *data_size, dlen = 0, n;
+	struct lfp__claim c;
 	uint32_t meta;
 	uint64_t pos;
-	ssize_t r;
-	int why;
+	ssize_t r = -EAGAIN;
 
 	pthread_mutex_lock(&q->lock);
-	for (;;) {
-		if (q->final) {
-			r = -EAGAIN; /* only the synthetic entry from now on */
-			break;
-		}
-		if (!(flags & LFP_PEEK) &&
-		    lfp__ring_claim_cons(&q->ring, &g, 1,
-		                         user ? entry_size + user_size : (size_t)-1,
-		                         &pos, &why, NULL, NULL)) {
-			n = lfp__ring_take2(&g, pos, buf, entry_size, q->scratch);
-			dlen = n - entry_size;
-			/* E2: uncounted after the claim (see E1).
-			 * Full-barrier RMW. */
-			(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
-			r = (ssize_t)n;
-			break;
-		}
-		/* A peek, or a read that found nothing or a too-small
-		 * buffer: copy the head entry without taking it. */
+	if (q->final) {
+		/* only the synthetic entry from now on */
+	} else if (flags & LFP_PEEK) {
+		/* Copy the head entry without taking it. */
 		r = lfp__ring_peek_split(&q->ring, buf, entry_size, q->scratch,
 		                         q->data_max, &pos, &meta);
-		if (r < 0)
-			break;
-		dlen = (size_t)r - entry_size;
-		if (user && dlen > user_size) {
-			*data_size = dlen;
-			r = -LFP_ETOOSMALL;
-			break;
-		}
-		if (flags & LFP_PEEK)
-			break;
-		/* Readers hold the lock, so only a writer moved the head
-		 * since the claim looked: take it now. */
+	} else if (lfp__ring_claim_cons(&q->ring, &g, 1, (size_t)-1, &c,
+	                                NULL, NULL)) {
+		r = (ssize_t)(c.meta & g.len_mask);
+		lfp__ring_take2(&g, c.first, (size_t)r, buf, entry_size, q->scratch);
+		lfp__ring_commit_cons(&q->ring, &g, c.first, 1);
+		/* E2: uncounted after the claim (see E1).  Full-barrier RMW. */
+		(void)lfp__faa_u32(&q->pending, (uint32_t)-1);
 	}
+	if (r >= 0)
+		dlen = (size_t)r - entry_size;
 	/* Nothing queued (peek or not): the caller's synthetic entry. */
 	if (r == -EAGAIN && fill && fill(buf, arg)) {
 		r = 0;
-		dlen = 0;
 		if (!(flags & LFP_PEEK))
 			q->final = 1;
 	}

@@ -204,18 +204,14 @@ struct lfp__poll_link {
 };
 
 /*
- * Producer side, after publishing work and the full barrier P2 of
- * lfp__notify_all, which orders the publish before the loads here.  Cheap
- * when the object is in no poll set or already tracked: two loads.
+ * The push of a link its producer found IDLE in a poll set: out of line,
+ * since only a queue's first event after lfp_poll dropped it comes here.
  */
-LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
+LFP_OUTLINE void lfp__poll_link_push(struct lfp__poll_link *l)
 {
 	struct lfp__poll_link **stack, *top;
 	uint32_t idle = LFP__LINK_IDLE;
 
-	if (!lfp__ld_rlx_ptr((void *const *)&l->stack) ||
-	    lfp__ld_rlx_u32(&l->queued) != LFP__LINK_IDLE)
-		return;
 	/* Full-barrier RMW: orders our publish before the poller's re-check
 	 * (pairs with the poller's L2), and the claim before the re-read of
 	 * the stack (pairs with lfp_poll_del's D1). */
@@ -242,6 +238,27 @@ LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
 }
 
 /*
+ * Producer side, after publishing work and the full barrier P2 of
+ * lfp__notify_all, which orders the publish before the loads here.  Cheap
+ * when the object is in no poll set or already tracked: two loads.
+ */
+LFP_INLINE void lfp__poll_link_notify(struct lfp__poll_link *l)
+{
+	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL) &&
+	    lfp__ld_rlx_u32(&l->queued) == LFP__LINK_IDLE)
+		lfp__poll_link_push(l);
+}
+
+/* lfp__notify_all's rest for an object in a poll set, out of line: the
+ * push (when the link is IDLE), then P3-P4, in that order. */
+LFP_OUTLINE void lfp__notify_in_set(struct lfp__signal *sig, struct lfp__poll_link *l)
+{
+	lfp__poll_link_notify(l);
+	if (sig)
+		lfp__signal_check(sig);
+}
+
+/*
  * What a producer does after publishing work (P1): P2, then queue the object
  * in its poll set, then wake an armed waiter (P3-P4 of signal.h).  The one
  * full barrier orders the publish before the poll link's loads and before
@@ -263,8 +280,9 @@ LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp__poll_link *
 		return;
 	}
 	lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
-	lfp__poll_link_notify(l);
-	if (sig)
+	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL))
+		lfp__notify_in_set(sig, l);
+	else if (sig)
 		lfp__signal_check(sig);
 }
 

@@ -221,8 +221,10 @@ LFP_INLINE void lfp__signal_broadcast(struct lfp__signal *s)
 	pthread_mutex_unlock(&s->mutex);
 }
 
-/* P4: the slow path, taken only when a waiter is armed. */
-LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
+/* P4: the slow path, taken only when a waiter is armed; out of line and
+ * cold, so that no producer's call site holds a system call or a pthread
+ * call. */
+LFP_SLOW void lfp__signal_fire(struct lfp__signal *s)
 {
 	/* Only the producer that clears a bit wakes its waiters: a run of
 	 * events with waiters asleep costs one wake.  Full-barrier RMW: it is
@@ -247,7 +249,7 @@ LFP_INLINE void lfp__signal_fire(struct lfp__signal *s)
 LFP_INLINE void lfp__signal_check(struct lfp__signal *s)
 {
 	LFP__SCHED("signal.P3", s);
-	if (lfp__ld_rlx_u32(&s->state) & LFP__ARMED_ANY) /* P3 */
+	if (LFP__UNLIKELY(lfp__ld_rlx_u32(&s->state) & LFP__ARMED_ANY)) /* P3 */
 		lfp__signal_fire(s);
 }
 

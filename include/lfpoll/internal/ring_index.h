@@ -1,0 +1,187 @@
+/*
+ * lfpoll internal: the index ring, the mode of a ring (EQ, CQ) opened with
+ * both LFP_SINGLE_PRODUCER and LFP_SINGLE_CONSUMER.  Do not include
+ * directly; include <lfpoll/ring.h>.  docs/design.md section 1.1 holds the
+ * argument; I1..I4 are its labels.
+ *
+ * Payloads sit in one array, each entry's metadata (length, event code) in
+ * a second one.  The producer owns head and the consumer tail; each keeps
+ * its own copy of the other's index (tail_seen, head_seen) and reads the
+ * other's line only when its copy says the ring is full (empty).  A burst
+ * is therefore one pass of copies per side and one release store of an
+ * index: no CAS, no slot word, and every call finishes in a bounded number
+ * of its own steps (wait-free).  Only the single producer and the single
+ * consumer may call the claim functions; any thread may take the
+ * snapshots (ready, published, count).
+ */
+#ifndef LFPOLL_INTERNAL_RING_INDEX_H
+#define LFPOLL_INTERNAL_RING_INDEX_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Claim up to n free positions for the producer: returns the number
+ * (0: full) and the first in *first.  The entries are filled with
+ * lfp__idx_put and published together by lfp__idx_commit_prod.
+ */
+LFP_FORCE_INLINE size_t lfp__idx_claim_prod(struct lfp_ring *r,
+                                            const struct lfp__ring_geo *g,
+                                            size_t n, uint64_t *first)
+{
+	/* Relaxed: head is ours; tail_seen is our own copy. */
+	uint64_t head = lfp__ld_rlx_u64(&r->head), tail;
+	uint64_t room = lfp__ld_rlx_u64(&r->tail_seen) + g->mask + 1 - head;
+
+	if (LFP__UNLIKELY(room < n)) {
+		/* I1: acquire pairs with I4: the consumer's copies out of the
+		 * positions it gave back are done before we overwrite them. */
+		tail = lfp__ld_acq_u64(&r->tail);
+		lfp__st_rlx_u64(&r->tail_seen, tail);
+		room = tail + g->mask + 1 - head;
+		if (room == 0)
+			return 0;
+		if (room < n)
+			n = (size_t)room;
+	}
+	*first = head;
+	return n;
+}
+
+/* I2: publish the k entries filled from first; pairs with I3. */
+LFP_FORCE_INLINE void lfp__idx_commit_prod(struct lfp_ring *r, uint64_t first,
+                                           size_t k)
+{
+	LFP__SCHED("ring.idx.filled", r);
+	lfp__st_rel_u64(&r->head, first + k);
+}
+
+/*
+ * Claim up to n published entries from tail whose lengths fit in cap:
+ * fills *c as lfp__slot_claim_cons does and returns the number.  The
+ * entries are copied out with lfp__idx_take and given back together by
+ * lfp__idx_commit_cons.  gate as for the per-slot claim: it runs after I3.
+ */
+LFP_FORCE_INLINE size_t lfp__idx_claim_cons(struct lfp_ring *r,
+                                            const struct lfp__ring_geo *g,
+                                            size_t n, size_t cap,
+                                            struct lfp__claim *c,
+                                            int (*gate)(const void *),
+                                            const void *garg)
+{
+	uint64_t tail = lfp__ld_rlx_u64(&r->tail), head; /* ours */
+	uint64_t avail = lfp__ld_rlx_u64(&r->head_seen) - tail;
+	uint32_t len, meta;
+	size_t k;
+
+	if (LFP__UNLIKELY(avail < n)) {
+		/* I3: acquire pairs with I2: the payloads and metadata of
+		 * the entries before head are visible. */
+		head = lfp__ld_acq_u64(&r->head);
+		lfp__st_rlx_u64(&r->head_seen, head);
+		avail = head - tail;
+		if (avail == 0) {
+			c->why = LFP__RING_EMPTY;
+			return 0;
+		}
+		if (avail < n)
+			n = (size_t)avail;
+	}
+	c->exact = 1;
+	for (k = 0; k < n; k++) {
+		meta = g->meta[(tail + k) & g->mask];
+		len = meta & g->len_mask;
+		if (LFP__UNLIKELY(len != cap)) {
+			if (len > cap)
+				break;
+			c->exact = 0;
+		}
+		if (k == 0)
+			c->meta = meta;
+	}
+	if (LFP__UNLIKELY(k == 0)) {
+		c->why = LFP__RING_TOO_BIG; /* only we move tail: no re-check */
+		return 0;
+	}
+	if (gate && gate(garg)) {
+		c->why = LFP__RING_GATED;
+		return 0;
+	}
+	c->first = tail;
+	return k;
+}
+
+/* I4: give back the k positions copied out from first; pairs with I1. */
+LFP_FORCE_INLINE void lfp__idx_commit_cons(struct lfp_ring *r, uint64_t first,
+                                           size_t k)
+{
+	LFP__SCHED("ring.idx.taken", r);
+	lfp__st_rel_u64(&r->tail, first + k);
+}
+
+/* Peek the head entry (the consumer only): as lfp__slot_peek_split. */
+LFP_INLINE ssize_t lfp__idx_peek_split(struct lfp_ring *r, void *d1, size_t n1,
+                                       void *d2, size_t cap2, uint64_t *ticket,
+                                       uint32_t *meta)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t tail = lfp__ld_rlx_u64(&r->tail);
+	const unsigned char *d;
+	size_t len;
+
+	if (lfp__ld_rlx_u64(&r->head_seen) == tail) {
+		/* I3, as in the claim. */
+		lfp__st_rlx_u64(&r->head_seen, lfp__ld_acq_u64(&r->head));
+		if (lfp__ld_rlx_u64(&r->head_seen) == tail)
+			return -EAGAIN;
+	}
+	*meta = g.meta[tail & g.mask];
+	len = *meta & g.len_mask;
+	if (len < n1 || len - n1 > cap2)
+		return -LFP_ETOOSMALL;
+	/* Only we give positions back: the producer cannot refill it. */
+	d = lfp__ring_data(&g, tail);
+	if (n1)
+		memcpy(d1, d, n1);
+	if (len > n1)
+		memcpy(d2, d + n1, len - n1);
+	*ticket = tail;
+	return (ssize_t)len;
+}
+
+/* Consume the head entry a peek returned (the consumer only). */
+LFP_INLINE int lfp__idx_consume(struct lfp_ring *r, uint64_t ticket)
+{
+	if (lfp__ld_rlx_u64(&r->tail) != ticket)
+		return -ESTALE;
+	/* I3: the ticket must name a published entry (forged ones fail). */
+	if (lfp__ld_rlx_u64(&r->head_seen) == ticket) {
+		lfp__st_rlx_u64(&r->head_seen, lfp__ld_acq_u64(&r->head));
+		if (lfp__ld_rlx_u64(&r->head_seen) == ticket)
+			return -ESTALE;
+	}
+	lfp__idx_commit_cons(r, ticket, 1);
+	return 0;
+}
+
+/* Published entries from the head on, up to limit: a snapshot any thread
+ * may take.  Acquire on head (I3's pairing) so that a reader that goes on
+ * to read sees the contents. */
+LFP_INLINE size_t lfp__idx_published(const struct lfp_ring *r, size_t limit)
+{
+	uint64_t tail = lfp__ld_rlx_u64(&r->tail);
+	uint64_t avail = lfp__ld_acq_u64(&r->head) - tail;
+
+	/* A tail loaded before a long stall can pass the head we load:
+	 * the difference is then "negative", and nothing is ready. */
+	if ((int64_t)avail <= 0)
+		return 0;
+	return avail < limit ? (size_t)avail : limit;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_INTERNAL_RING_INDEX_H */
