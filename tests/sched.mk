@@ -13,7 +13,7 @@
 # `make check` runs the same program without LFP_BROKEN, like every
 # tests/stress_*.c, and there it must pass.
 
-SCHED_DEFECTS ?= A B C E F G I J L
+SCHED_DEFECTS ?= A B C E F G I J L S X
 SCHED_TIMEOUT ?= 300
 
 .PHONY: check-broken

@@ -18,7 +18,9 @@
  * Phases: single calls; peek + consume with -ESTALE retries, on a 4-slot
  * ring so that a slot can be refilled while a peek copies it; bursts
  * (partial at both ends); all of them mixed, on an 8-slot ring; 1 producer
- * + 1 consumer.  Runs under ThreadSanitizer too (fewer entries).
+ * + 1 consumer; then the modes: a single producer with 4 consumers, 4
+ * producers with a single consumer, and the index ring (mixed calls, and
+ * peeks on a 4-slot ring).  Runs under ThreadSanitizer too (fewer entries).
  */
 #include <lfpoll/ring.h> /* first: it selects POSIX under -std=c11 */
 
@@ -46,6 +48,7 @@ enum mode { SINGLE, PEEK, BURST, MIXED };
 struct phase {
 	const char *name;
 	size_t capacity;
+	uint64_t flags;                 /* the ring's mode */
 	unsigned nprod, ncons;
 	uint32_t per_producer;
 	enum mode prod_mode, cons_mode;
@@ -394,7 +397,7 @@ static void run_phase(struct phase *ph, struct totals *tot)
 
 	CHECK(ph->nprod <= MAXTHR && ph->ncons <= MAXTHR, "%s: too many threads",
 	      ph->name);
-	ret = lfp_ring_create(ph->capacity, SLOT, &ph->ring);
+	ret = lfp_ring_create_flags(ph->capacity, SLOT, ph->flags, &ph->ring);
 	CHECK(ret == 0, "%s: lfp_ring_create = %d", ph->name, ret);
 	for (p = 0; p < ph->nprod; p++) {
 		ph->seen[p] = calloc(words, sizeof(*ph->seen[p]));
@@ -473,6 +476,16 @@ int main(void)
 		  .prod_mode = MIXED, .cons_mode = MIXED },
 		{ .name = "spsc", .capacity = 64, .nprod = 1, .ncons = 1,
 		  .prod_mode = MIXED, .cons_mode = MIXED },
+		{ .name = "single producer", .capacity = 8, .nprod = 1, .ncons = 4,
+		  .flags = LFP_SINGLE_PRODUCER, .prod_mode = MIXED, .cons_mode = MIXED },
+		{ .name = "single consumer", .capacity = 8, .nprod = 4, .ncons = 1,
+		  .flags = LFP_SINGLE_CONSUMER, .prod_mode = MIXED, .cons_mode = MIXED },
+		{ .name = "index ring", .capacity = 8, .nprod = 1, .ncons = 1,
+		  .flags = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER,
+		  .prod_mode = MIXED, .cons_mode = MIXED },
+		{ .name = "index ring, peeks", .capacity = 4, .nprod = 1, .ncons = 1,
+		  .flags = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER,
+		  .prod_mode = SINGLE, .cons_mode = PEEK },
 	};
 	static const uint64_t per[][2] = { /* normal, TSan */
 		{ 450000, 80000 },
@@ -480,6 +493,10 @@ int main(void)
 		{ 400000, 60000 },
 		{ 250000, 40000 },
 		{ 600000, 100000 },
+		{ 600000, 100000 },
+		{ 200000, 40000 },
+		{ 600000, 100000 },
+		{ 400000, 60000 },
 	};
 	struct totals tot = { 0, 0, 0, 0 };
 	uint64_t t0 = stress_now_ns();
@@ -493,7 +510,8 @@ int main(void)
 		phases[i].per_producer = (uint32_t)n;
 		run_phase(&phases[i], &tot);
 	}
-	printf("stress_ring: PASS %zu phases (4x4 single/peek/burst/mixed, 1x1), "
+	printf("stress_ring: PASS %zu phases (4x4 single/peek/burst/mixed, 1x1; "
+	       "single producer 1x4, single consumer 4x1, index ring 1x1), "
 	       "%llu entries exactly once and in order, %llu stale consumes, "
 	       "%llu short buffers, %llu partial bursts, %.1f s%s%s\n",
 	       sizeof(phases) / sizeof(phases[0]),

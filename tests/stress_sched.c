@@ -57,6 +57,15 @@
  *   L  a burst that reaches a slot a consumer has claimed but not copied
  *      out (ring.cons.claimed) stops short of it at once: the consumer
  *      copies out its own entry, not the producer's.
+ *   S  a producer (consumer) parked in its claim loop after guessing head
+ *      (tail) while 2^31 positions pass (ring.prod.guessed,
+ *      ring.cons.guessed; the state those operations leave is written in
+ *      O(capacity)): the 32-bit sequence then looks full (empty), and the
+ *      call must re-read the index and succeed.  On a ring and an EQ
+ *      (where a false full was a permanent overrun).
+ *   X  an index ring's consumer parked between its claim and its copy-out
+ *      (ring.idx.claimed): a producer must find the ring full, and the
+ *      consumer copies out its own entry.
  *   H  lfp_wait against lfp_wait_add_fd/del_fd (and LFP_GETWAIT on a POLLFD
  *      set) from other threads, for ThreadSanitizer; FD, POLLFD, YIELD.
  *
@@ -1710,6 +1719,157 @@ struct test {
 	void (*fn)(void);
 };
 
+/* ================================================================ S */
+
+/*
+ * Leave an empty ring as n enqueue and dequeue pairs would (n a multiple of
+ * its capacity): head and tail n further on, every slot free for its next
+ * position.  The state after 2^31 operations, in O(capacity) steps.
+ */
+static void ring_skip(struct lfp_ring *r, uint64_t n)
+{
+	struct lfp__ring_geo g = lfp__ring_geo(r);
+	uint64_t pos = lfp__ld_rlx_u64(&r->tail) + n, i;
+
+	CHECK(lfp_ring_count(r) == 0 && n % (r->mask + 1) == 0, "ring_skip");
+	for (i = 0; i <= r->mask; i++)
+		lfp__st_rel_u64(lfp__slot_wordp(&g, pos + i),
+		                lfp__slot_free_word(&g, pos + i));
+	lfp__st_rel_u64(&r->head, pos);
+	lfp__st_rel_u64(&r->tail, pos);
+}
+
+#define S_SKIP (((uint64_t)1 << 31) + 4)
+
+/*
+ * A producer (consumer) whose guess of head (tail) went 2^31 positions
+ * stale while it stalled before reading the slot: the slot's 32-bit
+ * sequence then looks older than the guess, which is what "full" ("empty")
+ * looks like.  It must re-read the index and go on, not report it.  The
+ * call's inline attempt fails (a full ring, an empty one), so does the
+ * first try of its claim out of line, and it parks in its claim loop.
+ */
+static void test_s(void)
+{
+	uint64_t mem[4 * 2], v = 0, i;
+	struct lfp_ring ring;
+	struct lfp_eq *eq;
+	struct call c;
+	ssize_t n;
+	uint32_t ev;
+
+	CHECK(lfp_ring_memsize(4, sizeof(v)) <= sizeof(mem) &&
+	      lfp_ring_init(&ring, mem, 4, sizeof(v)) == 0, "lfp_ring_init");
+	for (i = 0; i < 4; i++)
+		CHECK(lfp_ring_enqueue(&ring, &i, sizeof(i)) == 0, "fill");
+	call_init(&c, CALL_RING_ENQ, "ring.prod.guessed", &ring);
+	c.park.skip = 2; /* the inline attempt's and the claim's first try */
+	c.ring = &ring;
+	c.value = 7;
+	c.count = 1;
+	call_start_parked(&c, "S: a producer");
+	for (i = 0; i < 4; i++)
+		CHECK(lfp_ring_dequeue(&ring, &v, sizeof(v)) == (ssize_t)sizeof(v),
+		      "empty");
+	ring_skip(&ring, S_SKIP);
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "S: the parked producer hung");
+	call_join(&c);
+	CHECK(c.ret == 1, "S: an enqueue into an empty ring returned %zd after its "
+	      "guess of head went 2^31 positions stale (it reported full)", c.ret);
+	CHECK(lfp_ring_dequeue(&ring, &v, sizeof(v)) == (ssize_t)sizeof(v) && v == 7,
+	      "S: the entry is not there");
+
+	call_init(&c, CALL_RING_DEQ, "ring.cons.guessed", &ring);
+	c.park.skip = 2;
+	c.ring = &ring;
+	call_start_parked(&c, "S: a consumer");
+	ring_skip(&ring, S_SKIP);
+	v = 8;
+	CHECK(lfp_ring_enqueue(&ring, &v, sizeof(v)) == 0, "S: enqueue 8");
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "S: the parked consumer hung");
+	call_join(&c);
+	CHECK(c.ret == (ssize_t)sizeof(v) && c.value == 8, "S: a dequeue returned "
+	      "%zd with entry 8 queued after its guess of tail went 2^31 "
+	      "positions stale (it reported empty)", c.ret);
+
+	/* On an EQ a false "full" was an overrun: for good. */
+	CHECK(lfp_eq_open(NULL, &eq, NULL) == 0, "lfp_eq_open");
+	for (i = 0; i < lfp_ring_capacity(&eq->events); i++)
+		CHECK(lfp_eq_write(eq, 1, &i, sizeof(i), 0) == (ssize_t)sizeof(i),
+		      "fill the EQ");
+	call_init(&c, CALL_EQ_WRITE, "ring.prod.guessed", &eq->events);
+	c.park.skip = 2;
+	c.eq = eq;
+	c.event = 1;
+	c.value = 9;
+	call_start_parked(&c, "S: an EQ writer");
+	for (i = 0; i < lfp_ring_capacity(&eq->events); i++)
+		CHECK(lfp_eq_read(eq, &ev, &v, sizeof(v), 0) == (ssize_t)sizeof(v),
+		      "empty the EQ");
+	ring_skip(&eq->events, ((uint64_t)1 << 31) + lfp_ring_capacity(&eq->events));
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "S: the parked EQ writer hung");
+	call_join(&c);
+	CHECK(c.ret == (ssize_t)sizeof(v), "S: a write to an empty EQ returned %zd "
+	      "after its guess of head went 2^31 positions stale (an overrun)",
+	      c.ret);
+	v = 0;
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 9, "S: EQ read %zd", n);
+	v = 10;
+	CHECK(lfp_eq_write(eq, 1, &v, sizeof(v), 0) == (ssize_t)sizeof(v),
+	      "S: the EQ refuses writes");
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+	printf("  S: ok: a producer or consumer whose index guess went 2^31 "
+	       "positions stale re-reads it (ring, EQ)\n");
+}
+
+/* ================================================================ X */
+
+/*
+ * The index ring's consumer gives its positions back (I4) only after its
+ * copies: a producer must find the ring full while a consumer is parked
+ * between its claim and its copy-out, and the consumer copies the entry it
+ * claimed.
+ */
+static void test_x(void)
+{
+	struct lfp_ring *ring;
+	struct call c;
+	uint64_t v;
+
+	CHECK(lfp_ring_create_flags(4, sizeof(v), LFP_SINGLE_PRODUCER |
+	                            LFP_SINGLE_CONSUMER, &ring) == 0,
+	      "lfp_ring_create_flags");
+	for (v = 1; v <= 4; v++)
+		CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == 0, "fill");
+	call_init(&c, CALL_RING_DEQ, "ring.idx.claimed", ring);
+	c.ring = ring;
+	call_start_parked(&c, "X: the consumer of entry 1");
+	v = 5;
+	CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == -EAGAIN, "X: an enqueue "
+	      "found room in a full index ring while its consumer was between "
+	      "its claim and its copy-out (the position was given back first)");
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "X: the parked consumer hung");
+	call_join(&c);
+	CHECK(c.ret == (ssize_t)sizeof(v) && c.value == 1, "X: the parked "
+	      "consumer copied out %llu, not 1", (unsigned long long)c.value);
+	CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == 0, "X: enqueue 5");
+	for (v = 2; v <= 5; v++) {
+		uint64_t got = 0;
+
+		CHECK(lfp_ring_dequeue(ring, &got, sizeof(got)) == (ssize_t)sizeof(got) &&
+		      got == v, "X: dequeue %llu: %llu", (unsigned long long)v,
+		      (unsigned long long)got);
+	}
+	lfp_ring_destroy(ring);
+	printf("  X: ok: an index ring's consumer gives positions back only "
+	       "after its copies\n");
+}
+
 static const struct test tests[] = {
 	{ 'A', "A: no sleeper with work pending", test_a },
 	{ 'B', "B: no poll set member lost", test_b },
@@ -1720,6 +1880,8 @@ static const struct test tests[] = {
 	{ 'I', "I: the wake comes after the poll link's push", test_i },
 	{ 'J', "J: the error count never hides an error", test_j },
 	{ 'L', "L: a producer never takes a slot still being copied out", test_l },
+	{ 'S', "S: a stale index guess is re-read, not reported", test_s },
+	{ 'X', "X: an index ring gives positions back after the copies", test_x },
 	{ 'W', "W: every schedule point walked", test_walk },
 	{ 'H', "H: lfp_wait against add_fd/del_fd", test_h },
 };
@@ -1734,8 +1896,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
-		CHECK(strlen(b) == 1 && strchr("ABCEFGIJL", b[0]), "LFP_BROKEN=%s: "
-		      "one of A B C E F G I J L", b);
+		CHECK(strlen(b) == 1 && strchr("ABCEFGIJLSX", b[0]), "LFP_BROKEN=%s: "
+		      "one of A B C E F G I J L S X", b);
 		broken[0] = b[0];
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
 		       "on: its test must fail\n", broken, broken);

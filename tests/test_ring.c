@@ -8,6 +8,10 @@
  * (the two #defines below, active only while ring.h is read) so that tests
  * can prove that bad input never allocates, that destroy frees exactly what
  * create took, and that an allocation failure leaks nothing.
+ *
+ * Every test runs in each ring mode: this file is the default mode, and
+ * test_ring_sp.c, test_ring_sc.c and test_ring_index.c include it with
+ * RING_FLAGS set (LFP_SINGLE_PRODUCER, LFP_SINGLE_CONSUMER, both).
  */
 #define _POSIX_C_SOURCE 200809L /* before any include: -std=c11 hides POSIX */
 
@@ -33,6 +37,25 @@ static void counting_free(void *p);
 #undef free
 
 #include "support.h" /* after ring.h: its allocator calls are counted */
+
+/* The mode under test: the plain calls for the default mode, the _flags
+ * forms for the others. */
+#ifndef RING_FLAGS
+#  define RING_FLAGS 0
+#endif
+#if RING_FLAGS == 0
+#  define ring_create(c, s, r)  lfp_ring_create(c, s, r)
+#  define ring_init(r, m, c, s) lfp_ring_init(r, m, c, s)
+#  define ring_memsize(c, s)    lfp_ring_memsize(c, s)
+#else
+#  define ring_create(c, s, r)  lfp_ring_create_flags(c, s, RING_FLAGS, r)
+#  define ring_init(r, m, c, s) lfp_ring_init_flags(r, m, c, s, RING_FLAGS)
+#  define ring_memsize(c, s)    lfp_ring_memsize_flags(c, s, RING_FLAGS)
+#endif
+#define RING_INDEX (RING_FLAGS == (LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER))
+/* Bytes of memory an entry needs beside its payload: a slot word, or in an
+ * index ring its metadata. */
+#define RING_ENTRY_OVERHEAD (RING_INDEX ? 4 : 8)
 
 static int alloc_calls;   /* posix_memalign calls made by ring.h */
 static int alloc_ok;      /* ... of which succeeded */
@@ -65,7 +88,7 @@ static void reset_alloc_counts(void)
 static struct lfp_ring *make_ring(size_t capacity, size_t slot_size)
 {
 	struct lfp_ring *r = NULL;
-	int ret = lfp_ring_create(capacity, slot_size, &r);
+	int ret = ring_create(capacity, slot_size, &r);
 
 	cr_assert_eq(ret, 0, "lfp_ring_create(%zu, %zu) = %d", capacity,
 	             slot_size, ret);
@@ -256,6 +279,7 @@ Test(ring, every_slot_size_round_trips_every_length)
 }
 
 /* Lines of LFP_CACHELINE bytes that [p, p + n) touches. */
+#if !RING_INDEX
 static size_t lines_touched(const void *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p;
@@ -297,6 +321,26 @@ Test(ring, no_payload_straddles_a_line)
 		lfp_ring_destroy(r);
 	}
 }
+#else
+/* An index ring packs its payloads at a multiple of 8 bytes, so a burst of
+ * entries of that size is one contiguous copy. */
+Test(ring, index_ring_packs_payloads)
+{
+	struct lfp__ring_geo g;
+	size_t slot, i;
+
+	for (slot = 1; slot <= 256; slot++) {
+		struct lfp_ring *r = make_ring(8, slot);
+
+		g = lfp__ring_geo(r);
+		for (i = 1; i < 8; i++)
+			cr_assert_eq(lfp__ring_data(&g, i) - lfp__ring_data(&g, i - 1),
+			             (ptrdiff_t)((slot + 7) & ~(size_t)7),
+			             "slot size %zu: payloads not packed", slot);
+		lfp_ring_destroy(r);
+	}
+}
+#endif
 
 /* -------------------------------------------------------------- short buffers */
 
@@ -710,16 +754,17 @@ Test(ring, typed_dequeue_keeps_longer_entry)
 Test(ring, typed_enqueue_larger_than_slot_is_refused)
 {
 	struct lfp_ring *r = ring_struct();
-	size_t size = lfp_ring_memsize(2, 4), i;
+	size_t size = ring_memsize(2, 4), i;
 	unsigned char *mem = aligned_alloc(64, 512);
 	struct ev e[2];
 	int ret;
 	size_t k;
 
 	cr_assert_not_null(mem);
-	cr_assert_lt(size, sizeof(struct ev) * 4);
+	cr_assert_leq(size, 512);
+	cr_assert_lt(4, sizeof(struct ev), "the slots must be smaller than the type");
 	memset(mem, 0x5A, 512);
-	cr_assert_eq(lfp_ring_init(r, mem, 2, 4), 0);
+	cr_assert_eq(ring_init(r, mem, 2, 4), 0);
 	e[0] = make_ev(1);
 	e[1] = make_ev(2);
 
@@ -750,16 +795,17 @@ Test(ring, typed_enqueue_larger_than_slot_is_refused)
 Test(ring, caller_memory_is_used_and_not_freed)
 {
 	struct lfp_ring *r = ring_struct();
-	size_t size = lfp_ring_memsize(16, 24), i, j;
+	size_t size = ring_memsize(16, 24), i, j;
 	size_t alloc = (size + 63) & ~(size_t)63;
 	unsigned char *mem, marker[24];
 	int found = 0;
 
-	cr_assert_geq(size, 16 * (24 + 8), "memsize %zu too small", size);
+	cr_assert_geq(size, 16 * (24 + RING_ENTRY_OVERHEAD), "memsize %zu too small",
+	              size);
 	mem = aligned_alloc(64, alloc);
 	cr_assert_not_null(mem);
 	reset_alloc_counts();
-	cr_assert_eq(lfp_ring_init(r, mem, 16, 24), 0);
+	cr_assert_eq(ring_init(r, mem, 16, 24), 0);
 	cr_assert_eq(lfp_ring_capacity(r), 16);
 	cr_assert_eq(lfp_ring_slot_size(r), 24);
 
@@ -782,7 +828,7 @@ Test(ring, caller_memory_is_used_and_not_freed)
 	cr_assert_eq(free_calls, 0, "destroy freed caller memory");
 	/* Still ours: writable, reusable, and freed once (ASan checks). */
 	memset(mem, 0, alloc);
-	cr_assert_eq(lfp_ring_init(r, mem, 16, 24), 0);
+	cr_assert_eq(ring_init(r, mem, 16, 24), 0);
 	put(r, 1, 24);
 	take(r, 1, 24);
 	lfp_ring_destroy(r);
@@ -790,15 +836,36 @@ Test(ring, caller_memory_is_used_and_not_freed)
 	free(r);
 }
 
+/* init makes any memory an empty ring: every slot free for its first lap,
+ * whatever the memory held. */
+Test(ring, init_over_dirty_memory_starts_empty)
+{
+	struct lfp_ring *r = ring_struct();
+	size_t size = ring_memsize(8, 16), i;
+	unsigned char *mem = aligned_alloc(64, (size + 63) & ~(size_t)63);
+
+	cr_assert_not_null(mem);
+	for (i = 0; i < 2; i++) {
+		memset(mem, i ? 0x00 : 0xFF, size);
+		cr_assert_eq(ring_init(r, mem, 8, 16), 0);
+		expect_empty(r);
+		put(r, 7, 16);
+		take(r, 7, 16);
+		expect_empty(r);
+	}
+	free(mem);
+	free(r);
+}
+
 Test(ring, memory_aligned_to_8_bytes_is_enough)
 {
 	struct lfp_ring *r = ring_struct();
-	size_t size = lfp_ring_memsize(4, 8);
+	size_t size = ring_memsize(4, 8);
 	unsigned char *mem = aligned_alloc(64, 128 + 64);
 
 	cr_assert_not_null(mem);
 	cr_assert_leq(size, 128);
-	cr_assert_eq(lfp_ring_init(r, mem + 8, 4, 8), 0);
+	cr_assert_eq(ring_init(r, mem + 8, 4, 8), 0);
 	put(r, 1, 8);
 	take(r, 1, 8);
 	lfp_ring_destroy(r);
@@ -831,7 +898,7 @@ Test(ring, create_out_of_memory_leaks_nothing)
 		reset_alloc_counts();
 		fail_alloc_at = k;
 		r = sentinel;
-		ret = lfp_ring_create(16, 32, &r);
+		ret = ring_create(16, 32, &r);
 		if (ret == 0) {
 			cr_assert_gt(k, 1, "create succeeded without allocating");
 			lfp_ring_destroy(r);
@@ -854,9 +921,9 @@ Test(ring, null_pointers_to_init_and_create_are_einval)
 
 	cr_assert_not_null(mem);
 	reset_alloc_counts();
-	cr_assert_eq(lfp_ring_init(NULL, mem, 4, 8), -EINVAL);
-	cr_assert_eq(lfp_ring_init(&r, NULL, 4, 8), -EINVAL);
-	cr_assert_eq(lfp_ring_create(4, 8, NULL), -EINVAL);
+	cr_assert_eq(ring_init(NULL, mem, 4, 8), -EINVAL);
+	cr_assert_eq(ring_init(&r, NULL, 4, 8), -EINVAL);
+	cr_assert_eq(ring_create(4, 8, NULL), -EINVAL);
 	cr_assert_eq(alloc_calls, 0, "bad input allocated");
 	free(mem);
 }
@@ -876,12 +943,12 @@ static void assert_rejected(size_t capacity, size_t slot_size)
 	memset(mem, 0xA5, sizeof(mem));
 	memset(&ring, 0xA5, sizeof(ring));
 	memcpy(&ring_before, &ring, sizeof(ring));
-	cr_assert_eq(lfp_ring_memsize(capacity, slot_size), 0,
+	cr_assert_eq(ring_memsize(capacity, slot_size), 0,
 	             "memsize(%zu, %zu) = %zu", capacity, slot_size,
-	             lfp_ring_memsize(capacity, slot_size));
-	ret = lfp_ring_init(&ring, mem, capacity, slot_size);
+	             ring_memsize(capacity, slot_size));
+	ret = ring_init(&ring, mem, capacity, slot_size);
 	cr_assert_eq(ret, -EINVAL, "init(%zu, %zu) = %d", capacity, slot_size, ret);
-	ret = lfp_ring_create(capacity, slot_size, &r);
+	ret = ring_create(capacity, slot_size, &r);
 	cr_assert_eq(ret, -EINVAL, "create(%zu, %zu) = %d", capacity, slot_size, ret);
 	cr_assert_eq(r, sentinel, "create(%zu, %zu) wrote *rp", capacity, slot_size);
 	cr_assert_eq(alloc_calls, 0, "create(%zu, %zu) allocated", capacity,
@@ -906,8 +973,8 @@ Test(ring, bad_capacity_is_einval)
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
 		assert_rejected(caps[i], 8);
 	/* The bounds themselves are valid (sized only: no allocation). */
-	cr_assert_gt(lfp_ring_memsize(2, 8), 0);
-	cr_assert_gt(lfp_ring_memsize(LFP_RING_MAX_CAPACITY, 8), 0);
+	cr_assert_gt(ring_memsize(2, 8), 0);
+	cr_assert_gt(ring_memsize(LFP_RING_MAX_CAPACITY, 8), 0);
 }
 
 Test(ring, zero_slot_size_is_einval)
@@ -927,8 +994,8 @@ Test(ring, size_overflow_is_einval)
 	assert_rejected((size_t)1 << 20, SIZE_MAX >> 10);
 
 	/* Large but representable: memsize does not wrap. */
-	n = lfp_ring_memsize((size_t)1 << 30, (size_t)1 << 20);
-	cr_assert_geq(n / ((size_t)1 << 30), ((size_t)1 << 20) + 8,
+	n = ring_memsize((size_t)1 << 30, (size_t)1 << 20);
+	cr_assert_geq(n / ((size_t)1 << 30), ((size_t)1 << 20) + RING_ENTRY_OVERHEAD,
 	              "memsize(2^30, 2^20) = %zu wrapped", n);
 }
 
@@ -938,10 +1005,10 @@ Test(ring, misaligned_memory_is_einval)
 	struct lfp_ring r;
 	size_t off, i;
 
-	cr_assert_leq(lfp_ring_memsize(4, 8), 256);
+	cr_assert_leq(ring_memsize(4, 8), 256);
 	for (off = 1; off < 8; off++) {
 		memset(mem, 0xA5, sizeof(mem));
-		cr_assert_eq(lfp_ring_init(&r, mem + off, 4, 8), -EINVAL,
+		cr_assert_eq(ring_init(&r, mem + off, 4, 8), -EINVAL,
 		             "mem + %zu accepted", off);
 		for (i = 0; i < sizeof(mem); i++)
 			cr_assert_eq(mem[i], 0xA5, "init at mem + %zu wrote", off);

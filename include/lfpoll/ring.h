@@ -62,9 +62,10 @@ struct lfp_ring {
 	size_t slot_size;
 	uint32_t len_mask;           /* metadata bits that hold the length */
 	uint32_t mode;               /* LFP__RING_* */
+	uint32_t wstride;            /* from one slot word to the next */
 	uint32_t owns_mem;           /* the memory is lfp__zalloc's */
 	char lfp__pad0[LFP_CACHELINE_PAIR - 4 * sizeof(void *) - sizeof(uint64_t) -
-	               2 * sizeof(size_t) - 3 * sizeof(uint32_t)];
+	               2 * sizeof(size_t) - 4 * sizeof(uint32_t)];
 	/* Producers only: next position to claim. */
 	uint64_t head;
 	uint64_t tail_seen;          /* index ring: the producer's copy of tail */
@@ -88,6 +89,7 @@ struct lfp__ring_geo {
 	uint32_t *meta;
 	uint64_t mask;
 	size_t stride;
+	size_t wstride;
 	uint32_t len_mask;
 	uint32_t mode;
 };
@@ -112,6 +114,7 @@ LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
 	g.meta = r->meta;
 	g.mask = r->mask;
 	g.stride = r->stride;
+	g.wstride = r->wstride;
 	g.len_mask = r->len_mask;
 	g.mode = r->mode;
 	return g;
@@ -133,56 +136,67 @@ LFP_INLINE unsigned lfp__ring_mode(uint64_t flags)
 }
 
 /*
- * Slot layout for slot_size payload bytes in a per-slot ring: stride, and
- * where the word and the payload sit.  Word and payload within one line:
- * the stride is a power of two from 16 to 64, so a stride-aligned slot
- * never crosses a line.  Larger: the payload starts the slot (on a line
- * boundary when the memory is line-aligned) and the word follows it, and
- * the stride is whole lines.  An index ring packs payloads at a multiple of
- * 8 bytes (no word).
+ * Where everything of a ring sits in its memory.
+ *
+ * Per-slot ring: each slot is a word and a payload.  When they fit one
+ * line, the slot is their size rounded up to a power of two (16 to 64),
+ * word first, so a stride-aligned slot never crosses a line.  A larger
+ * payload starts its slot on a line boundary and the word follows it, when
+ * the word fits in the payload's last line; when it would take a line of
+ * its own (payloads of 57 to 64 bytes, 121 to 128, ...), the words move to
+ * an array of their own after the payloads, 8 bytes apart, so that each
+ * payload is exactly its lines and the words of a burst share lines.
+ *
+ * Index ring: payloads packed at a multiple of 8 bytes, then the metadata
+ * array, 4 bytes an entry.
  */
-LFP_INLINE size_t lfp__ring_layout(size_t slot_size, unsigned mode,
-                                   size_t *word_off, size_t *data_off)
-{
-	size_t need = LFP__RING_HDR + slot_size, s = 16, body;
+struct lfp__ring_shape {
+	size_t stride;                  /* payload to payload */
+	size_t wstride;                 /* word to word (per-slot ring) */
+	size_t data_off, word_off, meta_off;
+	size_t bytes;                   /* the memory it needs */
+};
 
-	body = (slot_size + 7) & ~(size_t)7;
+#define LFP__LINE_UP(n) (((n) + LFP_CACHELINE - 1) & ~(size_t)(LFP_CACHELINE - 1))
+
+/* The shape of a ring of capacity slots of slot_size bytes in mode, for
+ * parameters already checked (lfp__ring_params_ok). */
+LFP_INLINE void lfp__ring_shape(size_t capacity, size_t slot_size, unsigned mode,
+                                struct lfp__ring_shape *sh)
+{
+	size_t need = LFP__RING_HDR + slot_size, body = (slot_size + 7) & ~(size_t)7;
+	size_t s = 16;
+
+	memset(sh, 0, sizeof(*sh));
 	if (mode == LFP__RING_INDEX) {
-		*word_off = 0;
-		*data_off = 0;
-		return body;
+		sh->stride = body;
+		sh->meta_off = LFP__LINE_UP(capacity * body);
+		sh->bytes = sh->meta_off + capacity * sizeof(uint32_t);
+		return;
 	}
 	if (need <= LFP_CACHELINE) {
 		while (s < need)
 			s <<= 1;
-		*word_off = 0;
-		*data_off = LFP__RING_HDR;
-		return s;
+		sh->stride = sh->wstride = s;
+		sh->data_off = LFP__RING_HDR;
+		sh->bytes = capacity * s;
+		return;
 	}
-	*word_off = body;
-	*data_off = 0;
-	return (body + LFP__RING_HDR + LFP_CACHELINE - 1) &
-	       ~(size_t)(LFP_CACHELINE - 1);
-}
-
-LFP_INLINE size_t lfp__ring_stride(size_t slot_size, unsigned mode)
-{
-	size_t wo, dof;
-
-	return lfp__ring_layout(slot_size, mode, &wo, &dof);
-}
-
-/* Where an index ring's metadata array starts in its memory. */
-LFP_INLINE size_t lfp__ring_meta_off(size_t capacity, size_t stride)
-{
-	return (capacity * stride + LFP_CACHELINE - 1) & ~(size_t)(LFP_CACHELINE - 1);
+	if (LFP__LINE_UP(body + LFP__RING_HDR) == LFP__LINE_UP(slot_size)) {
+		sh->stride = sh->wstride = LFP__LINE_UP(body + LFP__RING_HDR);
+		sh->word_off = body;
+		sh->bytes = capacity * sh->stride;
+		return;
+	}
+	sh->stride = LFP__LINE_UP(slot_size);
+	sh->wstride = LFP__RING_HDR;
+	sh->word_off = capacity * sh->stride;
+	sh->bytes = sh->word_off + capacity * LFP__RING_HDR;
 }
 
 LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
                                    uint64_t flags)
 {
-	size_t stride;
-
 	if (flags & ~(uint64_t)LFP__RING_FLAGS)
 		return 0;
 	if (capacity < 2 || capacity > LFP_RING_MAX_CAPACITY ||
@@ -190,10 +204,10 @@ LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
 		return 0;
 	if (slot_size == 0 || slot_size > (size_t)INT32_MAX)
 		return 0;
-	stride = lfp__ring_stride(slot_size, lfp__ring_mode(flags));
-	/* Room for the stride times capacity, the index ring's metadata and
-	 * its alignment. */
-	if (stride > (SIZE_MAX - LFP_CACHELINE) / capacity - sizeof(uint32_t))
+	/* Room for capacity lines of slot_size (the largest stride, rounded
+	 * up), the words or metadata beside them and their alignment. */
+	if (LFP__LINE_UP(slot_size + LFP__RING_HDR) >
+	    (SIZE_MAX - LFP_CACHELINE) / capacity - LFP__RING_HDR)
 		return 0;
 	return 1;
 }
@@ -212,16 +226,12 @@ LFP_INLINE size_t lfp__pow2_at_least(size_t n)
 LFP_INLINE size_t lfp_ring_memsize_flags(size_t capacity, size_t slot_size,
                                          uint64_t flags)
 {
-	unsigned mode = lfp__ring_mode(flags);
-	size_t stride;
+	struct lfp__ring_shape sh;
 
 	if (!lfp__ring_params_ok(capacity, slot_size, flags))
 		return 0;
-	stride = lfp__ring_stride(slot_size, mode);
-	if (mode == LFP__RING_INDEX)
-		return lfp__ring_meta_off(capacity, stride) +
-		       capacity * sizeof(uint32_t);
-	return capacity * stride;
+	lfp__ring_shape(capacity, slot_size, lfp__ring_mode(flags), &sh);
+	return sh.bytes;
 }
 
 /* Bytes of slot memory for lfp_ring_init(); 0 for invalid parameters. */
@@ -236,20 +246,21 @@ LFP_INLINE size_t lfp_ring_memsize(size_t capacity, size_t slot_size)
 LFP_INLINE void lfp__ring_setup(struct lfp_ring *r, void *mem, size_t capacity,
                                 size_t slot_size, uint64_t flags)
 {
-	size_t wo, dof;
+	struct lfp__ring_shape sh;
 
 	memset(r, 0, sizeof(*r));
 	r->mode = lfp__ring_mode(flags);
+	lfp__ring_shape(capacity, slot_size, r->mode, &sh);
 	r->slots = (unsigned char *)mem;
 	r->mask = capacity - 1;
-	r->stride = lfp__ring_layout(slot_size, r->mode, &wo, &dof);
-	r->words = r->slots + wo;
-	r->data = r->slots + dof;
+	r->stride = sh.stride;
+	r->wstride = (uint32_t)sh.wstride;
+	r->words = r->slots + sh.word_off;
+	r->data = r->slots + sh.data_off;
 	r->len_mask = UINT32_MAX;
 	r->slot_size = slot_size;
 	if (r->mode == LFP__RING_INDEX)
-		r->meta = (uint32_t *)(void *)(r->slots +
-		                               lfp__ring_meta_off(capacity, r->stride));
+		r->meta = (uint32_t *)(void *)(r->slots + sh.meta_off);
 }
 
 /*
@@ -270,7 +281,7 @@ LFP_INLINE int lfp_ring_init_flags(struct lfp_ring *r, void *mem, size_t capacit
 	 * is published to other threads by whatever hands them the pointer.
 	 * An index ring's metadata is written before it is read. */
 	if (r->mode != LFP__RING_INDEX) {
-		stride = r->stride;
+		stride = r->wstride;
 		for (i = 0; i < capacity; i++)
 			*(uint64_t *)(void *)(r->words + i * stride) = 0;
 	}
@@ -647,11 +658,15 @@ LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
 		/* Wait-free: nothing to retry out of line but a full ring. */
-		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos)))
+		lfp__side_enter(r, 1);
+		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos))) {
+			lfp__side_leave(r, 1);
 			return 0;
+		}
 		memcpy(lfp__ring_data(&g, pos), src, len);
 		g.meta[pos & g.mask] = (uint32_t)len;
 		lfp__idx_commit_prod(r, pos, 1);
+		lfp__side_leave(r, 1);
 		return 1;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
@@ -672,10 +687,14 @@ LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
 	size_t len;
 
 	if (g.mode == LFP__RING_INDEX) {
-		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL)))
+		lfp__side_enter(r, 0);
+		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL))) {
+			lfp__side_leave(r, 0);
 			return -1;
+		}
 		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
 		lfp__idx_commit_cons(r, c.first, 1);
+		lfp__side_leave(r, 0);
 		return (ssize_t)len;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
@@ -939,11 +958,13 @@ LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(len_each > r->slot_size || n == 0))
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
+		lfp__side_enter(r, 1);
 		k = lfp__idx_claim_prod(r, &g, n, &pos);
 		if (k) {
 			lfp__idx_put_run(&g, pos, s, len_each, k);
 			lfp__idx_commit_prod(r, pos, k);
 		}
+		lfp__side_leave(r, 1);
 		return k;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
@@ -969,11 +990,13 @@ LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(n == 0))
 		return 0;
 	if (g.mode == LFP__RING_INDEX) {
+		lfp__side_enter(r, 0);
 		k = lfp__idx_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
 		if (k) {
 			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
 			lfp__idx_commit_cons(r, c.first, k);
 		}
+		lfp__side_leave(r, 0);
 		return k;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))

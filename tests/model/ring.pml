@@ -16,32 +16,43 @@
  *                               claim would): spin must find a consumer
  *                               whose copy-out was overwritten
  *
- * Ring: CAP slots, each a word `seq` (the slot word's sequence: pos when
- * free for position pos, pos + 1 when position pos is published in it) and
- * a payload of two bytes, d0 and d1, written and read one at a time, so a
- * copy that overlaps a write is seen torn.  head and tail are the
- * producers' and consumers' positions.
+ * Ring: CAP slots, each a word `seq` (the slot word's sequence: pos's lap
+ * base when free for position pos, that + 1 when position pos is published
+ * in it) and a payload of two bytes, d0 and d1, written and read one at a
+ * time, so a copy that overlaps a write is seen torn.  head and tail are
+ * the producers' and consumers' positions, never wrapping (the code's are
+ * 64-bit); the sequences are kept modulo SEQMOD and compared by their
+ * signed difference, as the code keeps them in 32 bits.  SEQMOD stands for
+ * 2^32: with a small one (-DSEQMOD=6) a thread stalled after reading head
+ * or tail while SEQMOD / 2 positions pass sees a difference that wrapped.
  *
- * Producer, per call of n entries (lfp__ring_claim_prod, then put):
+ * Producer, per call of n entries (lfp__slot_claim_prod, then put):
  *   pos = head;
- *   loop: k = the slots from pos on seen free (seq == pos + i, R2), at most
- *         n; none: seq < pos, full, the call returns 0 (and is retried);
- *         seq > pos, pos is stale, reload it; else CAS head pos -> pos + k
- *         (failure reloads pos);
- *   for each: d0 = v; d1 = v; seq = pos + 1 (R1, the publish).
+ *   loop: k = the slots from pos on seen free (seq == pos's, R2), at most
+ *         n; none: the difference of seq and pos's is < 0 and head is
+ *         still pos: full, the call returns 0 (and is retried); else pos is
+ *         stale: reload it; some: CAS head pos -> pos + k (failure reloads
+ *         pos);
+ *   for each: d0 = v; d1 = v; seq = pos's + 1 (R1, the publish).
  * Producer 0 calls with bursts of NBURST, producer 1 with single entries.
- * Consumer (lfp__ring_claim_cons with n = 1, then take):
- *   pos = tail; if seq != pos + 1: empty or stale, retry; CAS tail pos ->
- *   pos + 1; copy d0, d1; seq = pos + CAP (R4, the free).
- * Peeker: pos = tail; w = seq; if w == pos + 1: copy d0, d1; if seq == w
+ * Consumer (lfp__slot_claim_cons with n = 1, then take):
+ *   pos = tail; if seq != pos's + 1: the difference is < 0 and tail is
+ *   still pos: empty, the call returns (and is retried); else stale,
+ *   retry; CAS tail pos -> pos + 1; copy d0, d1; seq = pos's + CAP (R4, the
+ *   free).
+ * Peeker: pos = tail; w = seq; if w == pos's + 1: copy d0, d1; if seq == w
  *   still, the copy is the entry at pos.
+ *
+ * -DNO_RECHECK reports full (empty) on the difference alone, as the code
+ * did before it re-read head (tail): with -DSEQMOD=6 spin must find a full
+ * (empty) reported from a guess that was already stale.
  *
  * Memory: sequentially consistent: each step is one access to one shared
  * location.  The protocol's orderings on a weaker machine are acquire (R2,
  * R3), release (R1, R4) and the peek's fence pair (R5, R6); docs/design.md
  * gives the argument ("Ring"); this model is about the protocol's logic:
  * whether a claim can let a producer overwrite an entry that is still
- * being read.
+ * being read, and whether full or empty is ever reported on a stale guess.
  *
  * Items: producer p's i-th entry is p * 8 + i + 1 (never 0).
  *
@@ -52,7 +63,9 @@
  *  (3) per-producer FIFO and exactly once: the entries of each producer
  *      are claimed in the order it wrote them, none twice, and at the end
  *      all were taken;
- *  (4) a peeked copy that passed its re-check is whole.
+ *  (4) a peeked copy that passed its re-check is whole;
+ *  (5) full and empty are reported only from a guess of head (tail) that
+ *      was current when the slot was read.
  */
 
 #ifndef CAP
@@ -60,6 +73,9 @@
 #endif
 #ifndef NEV
 #define NEV 2                   /* entries per producer */
+#endif
+#ifndef NEV0
+#define NEV0 NEV                /* producer 0's entries */
 #endif
 #ifndef NBURST
 #define NBURST 2                /* producer 0's burst size */
@@ -71,7 +87,14 @@
 #ifndef NPEEK
 #define NPEEK 1               /* whole peeks before the peeker stops */
 #endif
-#define TOTAL (NPROD * NEV)
+#ifndef SEQMOD
+#define SEQMOD 128              /* stands for 2^32; > 2 * CAP */
+#endif
+#define TOTAL (NEV0 + NEV)
+#define SEQ(x) ((x) % SEQMOD)
+/* The signed difference of sequence w and position p's (into d). */
+#define DIF(d, w, p) d = (w + SEQMOD - SEQ(p)) % SEQMOD; \
+	if :: d >= SEQMOD / 2 -> d = d - SEQMOD :: else fi
 
 byte seq[CAP];
 byte d0[CAP];
@@ -81,32 +104,52 @@ byte tail;
 byte taken;                     /* entries claimed by consumers */
 byte next[NPROD];               /* each producer's next entry to be claimed */
 
-proctype Prod(byte id; byte n)
+proctype Prod(byte id; byte n; byte nev)
 {
-	byte done, pos, k, v;
+	byte done, pos, k, v, w;
+	bool stale;
 	short dif;
 
 	do
-	:: done == NEV -> break
+	:: done == nev -> break
 	:: else ->
 		if
-		:: n > NEV - done -> n = NEV - done
+		:: n > nev - done -> n = nev - done
 		:: else
 		fi;
 		pos = head;
 		do
 		:: k = 0;
 		   do                                   /* R2: the slots seen free */
-		   :: k < n && seq[(pos + k) % CAP] == pos + k -> k++
+		   :: k < n ->
+			d_step {
+				w = seq[(pos + k) % CAP];
+				if
+				:: k == 0 -> stale = head != pos
+				:: else
+				fi
+			}
+			if
+			:: w == SEQ(pos + k - (pos + k) % CAP) -> k++; w = 0; stale = 0
+			:: else -> break
+			fi
 		   :: else -> break
 		   od;
 		   if
 		   :: k == 0 ->
-			dif = seq[pos % CAP] - pos;
+			DIF(dif, w, pos - pos % CAP);
 			if
-			:: dif < 0 -> break                 /* full: the call returns 0 */
-			:: else -> pos = head               /* stale: retry */
-			fi
+#ifdef NO_RECHECK
+			:: dif < 0 ->
+#else
+			:: dif < 0 && head == pos ->
+#endif
+				assert(!stale);         /* (5) */
+				w = 0; stale = 0; dif = 0;
+				break                   /* full: the call returns 0 */
+			:: else -> pos = head           /* stale: retry */
+			fi;
+			w = 0; stale = 0; dif = 0
 		   :: else ->
 #ifdef BLIND_CLAIM
 			k = n;
@@ -124,7 +167,7 @@ proctype Prod(byte id; byte n)
 		for (v : 0 .. k - 1) {
 			d_step { d0[(pos + v) % CAP] = id * 8 + done + v + 1; printf("P%d writes d0 of %d = %d\n", id, pos + v, id * 8 + done + v + 1) };
 			d_step { d1[(pos + v) % CAP] = id * 8 + done + v + 1; printf("P%d writes d1 of %d\n", id, pos + v) };
-			d_step { seq[(pos + v) % CAP] = pos + v + 1; printf("P%d publishes %d\n", id, pos + v) }  /* R1 */
+			d_step { seq[(pos + v) % CAP] = SEQ(pos + v - (pos + v) % CAP + 1); printf("P%d publishes %d\n", id, pos + v) }  /* R1 */
 		}
 		done = done + k
 	od
@@ -132,14 +175,17 @@ proctype Prod(byte id; byte n)
 
 proctype Cons()
 {
-	byte pos, v, c0, c1;
+	byte pos, v, w, c0, c1;
+	bool stale;
+	short dif;
 
 	do
 	:: taken == TOTAL -> break
 	:: else ->
 		pos = tail;
+		d_step { w = seq[pos % CAP]; stale = tail != pos };
 		if
-		:: seq[pos % CAP] == pos + 1 ->
+		:: w == SEQ(pos - pos % CAP + 1) ->
 			atomic {
 				if
 				:: tail == pos ->
@@ -159,11 +205,22 @@ proctype Cons()
 				d_step { c0 = d0[pos % CAP]; printf("C copies d0 of %d = %d\n", pos, c0) };
 				d_step { c1 = d1[pos % CAP]; printf("C copies d1 of %d = %d (claimed %d)\n", pos, c1, v) };
 				assert(c0 == v && c1 == v);     /* (2) */
-				seq[pos % CAP] = pos + CAP      /* R4 */
+				seq[pos % CAP] = SEQ(pos - pos % CAP + CAP)   /* R4 */
 			:: else
 			fi
-		:: else
-		fi
+		:: else ->
+			DIF(dif, w, pos - pos % CAP + 1);
+			if
+#ifdef NO_RECHECK
+			:: dif < 0 ->
+#else
+			:: dif < 0 && tail == pos ->
+#endif
+				assert(!stale)          /* (5): empty, reported */
+			:: else                         /* stale: retry */
+			fi
+		fi;
+		w = 0; stale = 0; dif = 0; pos = 0; v = 0; c0 = 0; c1 = 0
 	od
 }
 
@@ -177,7 +234,7 @@ proctype Peek()
 		pos = tail;
 		w = seq[pos % CAP];
 		if
-		:: w == pos + 1 ->
+		:: w == SEQ(pos - pos % CAP + 1) ->
 			c0 = d0[pos % CAP];
 			c1 = d1[pos % CAP];
 			if
@@ -193,13 +250,10 @@ proctype Peek()
 
 active proctype main()
 {
-	byte i;
 
-	for (i : 0 .. CAP - 1) {
-		seq[i] = i
-	}
-	run Prod(0, NBURST);
-	run Prod(1, 1);
+	/* Every slot free for the first lap: sequence 0. */
+	run Prod(0, NBURST, NEV0);
+	run Prod(1, 1, NEV);
 	run Cons();
 #if NCONS > 1
 	run Cons();
@@ -208,5 +262,5 @@ active proctype main()
 	run Peek();
 #endif
 	(_nr_pr == 1);
-	assert(taken == TOTAL && next[0] == NEV && next[1] == NEV)  /* (3) */
+	assert(taken == TOTAL && next[0] == NEV0 && next[1] == NEV)  /* (3) */
 }

@@ -109,6 +109,9 @@ LFP_FORCE_INLINE size_t lfp__idx_claim_cons(struct lfp_ring *r,
 		return 0;
 	}
 	c->first = tail;
+	if (LFP__BROKEN("X")) /* give the positions back before the copies */
+		lfp__st_rel_u64(&r->tail, tail + k);
+	LFP__SCHED("ring.idx.claimed", r);
 	return k;
 }
 

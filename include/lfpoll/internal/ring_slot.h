@@ -66,7 +66,7 @@ LFP_FORCE_INLINE int32_t lfp__slot_dif(uint64_t word, uint64_t want)
 LFP_FORCE_INLINE uint64_t *lfp__slot_wordp(const struct lfp__ring_geo *g,
                                            uint64_t pos)
 {
-	return (uint64_t *)(void *)(g->words + (size_t)(pos & g->mask) * g->stride);
+	return (uint64_t *)(void *)(g->words + (size_t)(pos & g->mask) * g->wstride);
 }
 
 /*
@@ -161,6 +161,7 @@ LFP_OUTLINE struct lfp__run lfp__slot_claim_prod_loop(struct lfp_ring *r,
 
 	run.first = lfp__ld_rlx_u64(&r->head);
 	for (;;) {
+		LFP__SCHED("ring.prod.guessed", r);
 		k = lfp__slot_scan_free(&g, run.first, n, &word);
 		if (k == 0) {
 			if (lfp__slot_prod_stuck(r, g.mask, word, run.first)) {
@@ -195,6 +196,7 @@ LFP_FORCE_INLINE size_t lfp__slot_try_prod(struct lfp_ring *r,
 	/* Relaxed: only a guess, which the CAS validates (a single producer
 	 * owns head: it is exact). */
 	pos = lfp__ld_rlx_u64(&r->head);
+	LFP__SCHED("ring.prod.guessed", r);
 	k = lfp__slot_scan_free(g, pos, n, &word);
 	if (LFP__BROKEN("L") && k)
 		k = n;
@@ -251,6 +253,8 @@ LFP_SLOW int lfp__slot_cons_stuck(struct lfp_ring *r, uint64_t mask,
 	int32_t dif = (int32_t)((uint32_t)(word >> 32) -
 	                        (uint32_t)((pos & ~mask) + 1));
 
+	if (dif < 0 && !big && LFP__BROKEN("S"))
+		return LFP__RING_EMPTY; /* empty on the sequence alone, as before */
 	if (lfp__ld_rlx_u64(&r->tail) != pos)
 		return -1;
 	if (big)
@@ -326,6 +330,7 @@ LFP_OUTLINE struct lfp__claim lfp__slot_claim_cons_loop(struct lfp_ring *r,
 
 	pos = lfp__ld_rlx_u64(&r->tail);
 	for (;;) {
+		LFP__SCHED("ring.cons.guessed", r);
 		k = lfp__slot_scan_full(&g, pos, n, cap, &c, &word, &big);
 		if (k == 0) {
 			why = lfp__slot_cons_stuck(r, g.mask, word, big, pos);
@@ -369,6 +374,7 @@ LFP_FORCE_INLINE size_t lfp__slot_try_cons(struct lfp_ring *r,
 	int big;
 
 	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
+	LFP__SCHED("ring.cons.guessed", r);
 	k = lfp__slot_scan_full(g, pos, n, cap, c, &word, &big);
 	if (LFP__UNLIKELY(!k))
 		return 0;

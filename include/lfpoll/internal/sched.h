@@ -45,7 +45,10 @@ void lfp_test_sched(const char *where, const void *obj);
  * wakes waiters before it pushes its poll link, "J" an error writer counts
  * its entry after publishing it; and "L", which guards the ring's claim
  * (docs/design.md, section 1): a burst claims all n positions once it saw
- * the first free.
+ * the first free; "S" a producer (consumer) whose guess of head (tail) is
+ * 2^31 positions or more stale reports full (empty) on the 32-bit sequence
+ * difference alone, without re-reading the index; "X" an index ring's
+ * consumer gives its positions back (I4) before it has copied them out.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus

@@ -1,0 +1,461 @@
+/*
+ * Queue modes (LFP_SINGLE_PRODUCER, LFP_SINGLE_CONSUMER, both) beyond the
+ * ring's own suite (test_ring.c runs in every mode): EQs and CQs keep their
+ * rules in every mode; a second thread on a single side aborts in an
+ * LFP_DEBUG build; slot memory of an idle queue is not resident.
+ *
+ * Built with LFP_DEBUG (the misuse checks) and LFP_SCHED_POINTS: a thread
+ * can be parked inside a call (lfp_test_sched below) while another enters
+ * the same side, so the misuse tests do not depend on timing.
+ */
+#define _GNU_SOURCE /* mincore, usleep */
+#define LFP_DEBUG
+#define LFP_SCHED_POINTS
+
+#include <lfpoll/lfpoll.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define SP LFP_SINGLE_PRODUCER
+#define SC LFP_SINGLE_CONSUMER
+
+static const uint64_t modes[] = { 0, SP, SC, SP | SC };
+
+static const char *mode_name(uint64_t f)
+{
+	return f == 0 ? "default" : f == SP ? "single producer" :
+	       f == SC ? "single consumer" : "index ring";
+}
+
+/* ---------------------------------------------------------------- parking */
+
+/* A thread that reaches the point named `park_at` (on the object
+ * `park_obj`) stops there until `release` is set. */
+static const char *volatile park_at;
+static const void *volatile park_obj;
+static atomic_int parked, release;
+
+void lfp_test_sched(const char *where, const void *obj)
+{
+	if (!park_at || obj != park_obj || strcmp(where, park_at) != 0)
+		return;
+	park_at = NULL; /* once */
+	atomic_store(&parked, 1);
+	while (!atomic_load(&release))
+		usleep(1000);
+}
+
+struct parked_call {
+	pthread_t t;
+	void (*call)(void *);
+	void *arg;
+};
+
+static void *parked_main(void *p)
+{
+	struct parked_call *c = p;
+
+	c->call(c->arg);
+	return NULL;
+}
+
+/* Run call(arg) in a thread parked at where on obj; return when parked. */
+static void park_in(struct parked_call *c, const char *where, const void *obj,
+                    void (*call)(void *), void *arg)
+{
+	int64_t t0 = now_ms();
+
+	atomic_store(&parked, 0);
+	atomic_store(&release, 0);
+	park_obj = obj;
+	park_at = where;
+	c->call = call;
+	c->arg = arg;
+	cr_assert_eq(pthread_create(&c->t, NULL, parked_main, c), 0);
+	while (!atomic_load(&parked)) {
+		cr_assert_lt(now_ms() - t0, 5000, "the thread never reached %s", where);
+		usleep(1000);
+	}
+}
+
+static void unpark(struct parked_call *c)
+{
+	atomic_store(&release, 1);
+	pthread_join(c->t, NULL);
+}
+
+/* ---------------------------------------------------------------- misuse */
+
+static struct lfp_ring *ring;
+static unsigned char item[16];
+
+static void ring_put(void *arg)
+{
+	(void)arg;
+	(void)lfp_ring_enqueue(ring, item, sizeof(item));
+}
+
+static void ring_get(void *arg)
+{
+	unsigned char out[16];
+
+	(void)arg;
+	(void)lfp_ring_dequeue(ring, out, sizeof(out));
+}
+
+/* With one thread parked inside a call on the single side, a second call
+ * on that side aborts; a call on the other side does not. */
+static void misuse(uint64_t flags, int producer)
+{
+	struct parked_call c;
+	unsigned char out[16];
+
+	cr_assert_eq(lfp_ring_create_flags(8, sizeof(item), flags, &ring), 0);
+	if (!producer)
+		cr_assert_eq(lfp_ring_enqueue(ring, item, sizeof(item)), 0);
+	park_in(&c, flags == (SP | SC) ? (producer ? "ring.idx.filled" : "ring.idx.taken")
+	                               : (producer ? "ring.prod.claimed" : "ring.cons.claimed"),
+	        ring, producer ? ring_put : ring_get, NULL);
+	/* The other side is free to go. */
+	if (producer)
+		(void)lfp_ring_dequeue(ring, out, sizeof(out));
+	else
+		(void)lfp_ring_enqueue(ring, item, sizeof(item));
+	if (producer)
+		ring_put(NULL); /* aborts */
+	else
+		ring_get(NULL);
+	unpark(&c);
+}
+
+TestSuite(modes, .timeout = 60);
+
+Test(modes, second_producer_on_single_producer_ring_aborts, .signal = SIGABRT)
+{
+	misuse(SP, 1);
+}
+
+Test(modes, second_consumer_on_single_consumer_ring_aborts, .signal = SIGABRT)
+{
+	misuse(SC, 0);
+}
+
+Test(modes, second_producer_on_index_ring_aborts, .signal = SIGABRT)
+{
+	misuse(SP | SC, 1);
+}
+
+Test(modes, second_consumer_on_index_ring_aborts, .signal = SIGABRT)
+{
+	misuse(SP | SC, 0);
+}
+
+static struct lfp_eq *g_eq;
+
+static void eq_put(void *arg)
+{
+	(void)arg;
+	(void)lfp_eq_write(g_eq, 1, item, sizeof(item), 0);
+}
+
+/* An EQ's single producer writes its errors too: write_err from a second
+ * thread while a write is inside aborts. */
+Test(modes, write_err_beside_a_single_producer_eq_write_aborts, .signal = SIGABRT)
+{
+	struct lfp_eq_attr a = { .size = 8, .flags = SP };
+	struct lfp_eq_err_entry e = { .err = EIO };
+	struct parked_call c;
+
+	g_eq = open_eq_attr(&a, NULL);
+	park_in(&c, "ring.prod.claimed", &g_eq->events, eq_put, NULL);
+	(void)lfp_eq_write_err(g_eq, &e);
+	unpark(&c);
+}
+
+static struct lfp_cq *g_cq;
+
+static void cq_put(void *arg)
+{
+	struct lfp_cq_entry e = { arg };
+
+	(void)lfp_cq_write(g_cq, &e, 1);
+}
+
+Test(modes, second_writer_on_single_producer_cq_aborts, .signal = SIGABRT)
+{
+	struct lfp_cq_attr a = { .size = 8, .flags = SP | SC };
+	struct lfp_cq_entry e = { NULL };
+	struct parked_call c;
+
+	g_cq = open_cq_attr(&a, NULL);
+	park_in(&c, "ring.idx.filled", &g_cq->entries, cq_put, NULL);
+	(void)lfp_cq_write(g_cq, &e, 1);
+	unpark(&c);
+}
+
+/* One thread at a time is all a single side asks: calls from many threads
+ * in turn are fine. */
+static void *take_turn(void *arg)
+{
+	(void)arg;
+	ring_put(NULL);
+	ring_get(NULL);
+	return NULL;
+}
+
+Test(modes, single_sides_taken_in_turn_by_many_threads_are_fine)
+{
+	pthread_t t;
+	size_t m;
+	int i;
+
+	for (m = 1; m < 4; m++) {
+		cr_assert_eq(lfp_ring_create_flags(8, sizeof(item), modes[m], &ring), 0);
+		for (i = 0; i < 16; i++) {
+			cr_assert_eq(pthread_create(&t, NULL, take_turn, NULL), 0);
+			pthread_join(t, NULL);
+		}
+		cr_assert_eq(lfp_ring_count(ring), 0);
+		lfp_ring_destroy(ring);
+	}
+}
+
+Test(modes, unknown_ring_flags_are_einval)
+{
+	struct lfp_ring *r = NULL;
+	unsigned bit;
+
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t f = (uint64_t)1 << bit;
+
+		if (f & (SP | SC))
+			continue;
+		cr_assert_eq(lfp_ring_memsize_flags(8, 8, f), 0, "bit %u", bit);
+		cr_assert_eq(lfp_ring_create_flags(8, 8, f, &r), -EINVAL, "bit %u", bit);
+	}
+	cr_assert_null(r);
+}
+
+/* ---------------------------------------------------------------- idle memory */
+
+/* Pages of [p, p + n) resident now. */
+static size_t resident_pages(const void *p, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	size_t pages = ((uintptr_t)p + n - a + (size_t)page - 1) / (size_t)page, i, in = 0;
+	unsigned char *v = malloc(pages);
+
+	cr_assert_not_null(v);
+	cr_assert_eq(mincore((void *)a, pages * (size_t)page, v), 0, "mincore: %s",
+	             strerror(errno));
+	for (i = 0; i < pages; i++)
+		in += v[i] & 1;
+	free(v);
+	return in;
+}
+
+static size_t ring_bytes(const struct lfp_ring *r)
+{
+	return lfp_ring_memsize_flags(lfp_ring_capacity(r), lfp_ring_slot_size(r),
+	                              (r->mode & LFP__RING_SP ? SP : 0) |
+	                              (r->mode & LFP__RING_SC ? SC : 0));
+}
+
+/* An idle queue holds no resident slot page: its slot memory is zero when
+ * free, so it is used as the kernel hands it out, untouched. */
+Test(modes, an_idle_eq_or_cq_of_default_size_touches_no_slot_page)
+{
+	struct lfp_eq *eq;
+	struct lfp_cq *cq;
+	struct lfp_cq_entry e = { NULL };
+	unsigned char buf[64] = { 0 };
+	uint32_t code;
+	size_t m;
+
+	for (m = 0; m < 4; m++) {
+		struct lfp_eq_attr ea = { .flags = modes[m], .wait_obj = LFP_WAIT_FD };
+		struct lfp_cq_attr ca = { .flags = modes[m], .wait_obj = LFP_WAIT_FD };
+
+		eq = open_eq_attr(&ea, NULL);
+		cq = open_cq_attr(&ca, NULL);
+		cr_assert_eq(resident_pages(eq->events.slots, ring_bytes(&eq->events)), 0,
+		             "%s EQ: idle event slots are resident", mode_name(modes[m]));
+		cr_assert_eq(resident_pages(eq->errq.ring.slots, ring_bytes(&eq->errq.ring)), 0,
+		             "%s EQ: idle error slots are resident", mode_name(modes[m]));
+		cr_assert_eq(resident_pages(cq->entries.slots, ring_bytes(&cq->entries)), 0,
+		             "%s CQ: idle slots are resident", mode_name(modes[m]));
+		cr_assert_eq(resident_pages(cq->errq.ring.slots, ring_bytes(&cq->errq.ring)), 0,
+		             "%s CQ: idle error slots are resident", mode_name(modes[m]));
+		/* Use makes them resident, a page at a time. */
+		cr_assert_eq(lfp_eq_write(eq, 1, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+		cr_assert_eq(lfp_eq_read(eq, &code, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+		cr_assert_eq(lfp_cq_write(cq, &e, 1), 1);
+		cr_assert_eq(lfp_cq_read(cq, &e, 1), 1);
+		cr_assert_geq(resident_pages(eq->events.slots, ring_bytes(&eq->events)), 1);
+		cr_assert_leq(resident_pages(cq->entries.slots, ring_bytes(&cq->entries)), 2,
+		              "one completion made more than its page resident");
+		cr_assert_eq(lfp_eq_close(eq), 0);
+		cr_assert_eq(lfp_cq_close(cq), 0);
+	}
+}
+
+/* ---------------------------------------------------------------- EQ, CQ */
+
+/* Every mode keeps the EQ's rules: FIFO with codes and lengths, PEEK,
+ * short buffers, errors first, overrun final, back-pressure. */
+Test(modes, eq_rules_hold_in_every_mode)
+{
+	unsigned char in[24], out[24];
+	struct lfp_eq_err_entry err;
+	struct lfp_eq *eq;
+	uint32_t code;
+	size_t m, i;
+
+	for (m = 0; m < 4; m++) {
+		struct lfp_eq_attr a = { .size = 4, .flags = modes[m], .entry_size = 24 };
+		const char *mn = mode_name(modes[m]);
+
+		eq = open_eq_attr(&a, NULL);
+		for (i = 0; i < 3; i++) {
+			pattern(in, sizeof(in), (unsigned)i);
+			cr_assert_eq(lfp_eq_write(eq, 10 + (uint32_t)i, in, 8 + i, 0),
+			             (ssize_t)(8 + i), "%s", mn);
+		}
+		cr_assert_eq(lfp_eq_read(eq, &code, out, 4, 0), -LFP_ETOOSMALL, "%s", mn);
+		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), LFP_PEEK), 8, "%s", mn);
+		cr_assert_eq(code, 10);
+		err.fid = NULL;
+		memset(&err, 0, sizeof(err));
+		err.err = EIO;
+		cr_assert_eq(lfp_eq_write_err(eq, &err), (ssize_t)sizeof(err), "%s", mn);
+		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL,
+		             "%s: an event passed an error queued before it... or after",
+		             mn);
+		memset(&err, 0, sizeof(err));
+		cr_assert_eq(lfp_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
+		for (i = 0; i < 3; i++) {
+			pattern(in, sizeof(in), (unsigned)i);
+			cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0),
+			             (ssize_t)(8 + i), "%s: event %zu", mn, i);
+			cr_assert_eq(code, 10 + i, "%s: event %zu out of order", mn, i);
+			cr_assert_arr_eq(out, in, 8 + i, "%s", mn);
+		}
+		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -EAGAIN, "%s", mn);
+		/* Fill (4), overrun, then drained: -LFP_EAVAIL for good. */
+		for (i = 0; i < 4; i++)
+			cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s", mn);
+		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -LFP_EOVERRUN, "%s", mn);
+		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -LFP_EOVERRUN, "%s", mn);
+		for (i = 0; i < 4; i++)
+			cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), 4,
+			             "%s: a valid event lost to the overrun", mn);
+		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL, "%s", mn);
+		cr_assert_eq(lfp_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
+		cr_assert_eq(err.err, LFP_EOVERRUN, "%s", mn);
+		cr_assert_eq(lfp_eq_close(eq), 0);
+
+		a.flags = modes[m] | LFP_EQ_BACKPRESSURE;
+		eq = open_eq_attr(&a, NULL);
+		for (i = 0; i < 4; i++)
+			cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s", mn);
+		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -EAGAIN, "%s", mn);
+		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), 4, "%s", mn);
+		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s: no room after a read", mn);
+		cr_assert_eq(lfp_eq_close(eq), 0);
+	}
+}
+
+/* Every mode keeps the CQ's rules: bursts, source addresses, errors
+ * first, full is -EAGAIN, sread's threshold. */
+Test(modes, cq_rules_hold_in_every_mode)
+{
+	struct lfp_cq_msg_entry in[8], out[8];
+	struct lfp_cq_err_entry err;
+	lfp_addr_t src[8], got[8];
+	struct lfp_cq *cq;
+	size_t m, i, threshold = 3;
+
+	for (m = 0; m < 4; m++) {
+		struct lfp_cq_attr a = { .size = 8, .flags = modes[m],
+		                         .format = LFP_CQ_FORMAT_MSG,
+		                         .wait_obj = LFP_WAIT_MUTEX_COND,
+		                         .wait_cond = LFP_CQ_COND_THRESHOLD };
+		const char *mn = mode_name(modes[m]);
+
+		cq = open_cq_attr(&a, NULL);
+		for (i = 0; i < 8; i++) {
+			in[i].op_context = (void *)(uintptr_t)(i + 1);
+			in[i].flags = i;
+			in[i].len = 100 + i;
+			src[i] = 1000 + i;
+		}
+		cr_assert_eq(lfp_cq_writefrom(cq, in, src, 3), 3, "%s", mn);
+		memset(&err, 0, sizeof(err));
+		err.err = EIO;
+		cr_assert_eq(lfp_cq_writeerr(cq, &err), (ssize_t)sizeof(err));
+		cr_assert_eq(lfp_cq_write(cq, in + 3, 5), 5, "%s", mn);
+		cr_assert_eq(lfp_cq_write(cq, in, 1), -EAGAIN, "%s: a full CQ", mn);
+		cr_assert_eq(lfp_cq_read(cq, out, 8), -LFP_EAVAIL, "%s", mn);
+		cr_assert_eq(lfp_cq_readerr(cq, &err, 0), 1);
+		cr_assert_eq(lfp_cq_readfrom(cq, out, 2, got), 2, "%s", mn);
+		cr_assert_eq(lfp_cq_sreadfrom(cq, out + 2, 8, got + 2, &threshold, 1000), 6,
+		             "%s", mn);
+		for (i = 0; i < 8; i++) {
+			cr_assert_eq(out[i].op_context, in[i].op_context, "%s: entry %zu", mn, i);
+			cr_assert_eq(out[i].len, in[i].len, "%s: entry %zu", mn, i);
+			cr_assert_eq(got[i], i < 3 ? src[i] : LFP_ADDR_NOTAVAIL, "%s: entry %zu",
+			             mn, i);
+		}
+		cr_assert_eq(lfp_cq_read(cq, out, 8), -EAGAIN, "%s", mn);
+		cr_assert_eq(lfp_cq_close(cq), 0);
+	}
+}
+
+/* A single-producer single-consumer EQ between two threads: every event
+ * read once, in order. */
+struct spsc_arg {
+	struct lfp_eq *eq;
+	unsigned n;
+};
+
+static void *spsc_writer(void *p)
+{
+	struct spsc_arg *a = p;
+	unsigned i = 0;
+
+	while (i < a->n) {
+		if (lfp_eq_write(a->eq, 1, &i, sizeof(i), 0) == (ssize_t)sizeof(i))
+			i++;
+	}
+	return NULL;
+}
+
+Test(modes, index_eq_between_two_threads_loses_nothing)
+{
+	struct lfp_eq_attr a = { .size = 16, .flags = SP | SC | LFP_EQ_BACKPRESSURE,
+	                         .wait_obj = LFP_WAIT_FD };
+	struct spsc_arg w;
+	unsigned want = 0, v;
+	uint32_t code;
+	pthread_t t;
+	ssize_t n;
+
+	w.eq = open_eq_attr(&a, NULL);
+	w.n = 200000;
+	cr_assert_eq(pthread_create(&t, NULL, spsc_writer, &w), 0);
+	while (want < w.n) {
+		n = lfp_eq_sread(w.eq, &code, &v, sizeof(v), 5000, 0);
+		cr_assert_eq(n, (ssize_t)sizeof(v), "sread %zd after %u events", n, want);
+		cr_assert_eq(v, want, "event %u read as %u", want, v);
+		want++;
+	}
+	pthread_join(t, NULL);
+	cr_assert_eq(lfp_eq_close(w.eq), 0);
+}
