@@ -27,7 +27,7 @@ struct ckq {
 	void *buf;
 };
 
-static void *ck_create(size_t esz)
+static inline void *ck_create(size_t esz)
 {
 	void *slots;
 	struct ckq *q = alloc_with_slots(sizeof(*q), esz, &slots);
@@ -39,7 +39,7 @@ static void *ck_create(size_t esz)
 	return q;
 }
 
-static void ck_destroy(void *p, size_t esz)
+static inline void ck_destroy(void *p, size_t esz)
 {
 	struct ckq *q = p;
 
@@ -94,7 +94,7 @@ struct ckpq {
 	void *pool[BENCH_MT_MAXP];
 };
 
-static void ckp_destroy(void *p, size_t esz)
+static inline void ckp_destroy(void *p, size_t esz)
 {
 	struct ckpq *q = p;
 	int i;
@@ -106,7 +106,7 @@ static void ckp_destroy(void *p, size_t esz)
 	free(q);
 }
 
-static void *ckp_create(size_t esz)
+static inline void *ckp_create(size_t esz)
 {
 	struct ckpq *q = alloc_aligned(128, sizeof(*q));
 	size_t j;

@@ -18,7 +18,7 @@
 
 #include "ring_ev.h"
 
-static void *dpdk_create_flags(size_t esz, unsigned flags)
+static inline void *dpdk_create_flags(size_t esz, unsigned flags)
 {
 	ssize_t bytes = rte_ring_get_memsize_elem((unsigned)esz, CAPACITY);
 	struct rte_ring *r;
@@ -40,22 +40,22 @@ static void *dpdk_create_flags(size_t esz, unsigned flags)
 	return r;
 }
 
-static void *dpdk_create(size_t esz)
+static inline void *dpdk_create(size_t esz)
 {
 	return dpdk_create_flags(esz, 0);
 }
 
-static void *hts_create(size_t esz)
+static inline void *hts_create(size_t esz)
 {
 	return dpdk_create_flags(esz, RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ);
 }
 
-static void *dspsc_create(size_t esz)
+static inline void *dspsc_create(size_t esz)
 {
 	return dpdk_create_flags(esz, RING_F_SP_ENQ | RING_F_SC_DEQ);
 }
 
-static void dpdk_destroy(void *q, size_t esz)
+static inline void dpdk_destroy(void *q, size_t esz)
 {
 	(void)esz;
 	free(q);

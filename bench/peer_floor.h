@@ -74,7 +74,7 @@ unsigned char *fs_data(struct fsq *q, uint32_t pos, size_t esz)
 	return q->slots + (pos & q->mask) * fs_stride(esz) + fs_data_off(esz);
 }
 
-static void *fs_create(size_t esz)
+static inline void *fs_create(size_t esz)
 {
 	struct fsq *q = alloc_aligned(128, sizeof(*q));
 	uint32_t i;
@@ -93,7 +93,7 @@ static void *fs_create(size_t esz)
 	return q;
 }
 
-static void fs_destroy(void *p, size_t esz)
+static inline void fs_destroy(void *p, size_t esz)
 {
 	struct fsq *q = p;
 
@@ -172,7 +172,7 @@ struct fiq {
 	uint32_t head_seen;     /* consumer's copy of head */
 } __attribute__((aligned(128)));
 
-static void *fi_create(size_t esz)
+static inline void *fi_create(size_t esz)
 {
 	struct fiq *q = alloc_aligned(128, sizeof(*q));
 
@@ -190,7 +190,7 @@ static void *fi_create(size_t esz)
 	return q;
 }
 
-static void fi_destroy(void *p, size_t esz)
+static inline void fi_destroy(void *p, size_t esz)
 {
 	struct fiq *q = p;
 

@@ -27,7 +27,7 @@ LFP_RING_PROTOTYPE(ev56, struct ev56)
 LFP_RING_PROTOTYPE(ev64, struct ev64)
 LFP_RING_PROTOTYPE(ev128, struct ev128)
 
-static void *lfpoll_open(size_t esz, uint64_t flags)
+static inline void *lfpoll_open(size_t esz, uint64_t flags)
 {
 	struct lfp_ring *r = NULL;
 	int ret;
@@ -44,7 +44,7 @@ static void *lfpoll_open(size_t esz, uint64_t flags)
 	return r;
 }
 
-static void *lfpoll_create(size_t esz)
+static inline void *lfpoll_create(size_t esz)
 {
 	return lfpoll_open(esz, 0);
 }
@@ -60,7 +60,7 @@ static __attribute__((unused)) void *lfpoll_spsc_create(size_t esz)
 #endif
 }
 
-static void lfpoll_destroy(void *q, size_t esz)
+static inline void lfpoll_destroy(void *q, size_t esz)
 {
 	(void)esz;
 	lfp_ring_destroy(q);

@@ -15,7 +15,7 @@ struct mq {
 	unsigned char *slots;
 };
 
-static void *mutex_create(size_t esz)
+static inline void *mutex_create(size_t esz)
 {
 	void *slots;
 	struct mq *q = alloc_with_slots(sizeof(*q), esz, &slots);
@@ -28,7 +28,7 @@ static void *mutex_create(size_t esz)
 	return q;
 }
 
-static void mutex_destroy(void *p, size_t esz)
+static inline void mutex_destroy(void *p, size_t esz)
 {
 	struct mq *q = p;
 

@@ -23,6 +23,8 @@
 #ifndef LFPOLL_BENCH_RING_WORK_H
 #define LFPOLL_BENCH_RING_WORK_H
 
+#include <stdio.h>
+
 #include "ring_ev.h"
 #include "peer_lfpoll.h"
 #include "peer_floor.h"
