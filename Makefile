@@ -105,7 +105,8 @@ DEPS_CHECK := libck-dev libcriterion-dev pkg-config clang libclang-rt-14-dev \
               libibverbs-dev ibverbs-providers
 DEPS_BENCH := libck-dev libdpdk-dev libfabric-dev gnuplot-nox valgrind pkg-config \
               libibverbs-dev ibverbs-providers \
-              g++ libatomic-queue-dev libconcurrentqueue-dev
+              g++ libatomic-queue-dev libconcurrentqueue-dev \
+              libhwloc-dev libnuma-dev clang binutils
 # g++ and man-db for the C++ example and the installed man pages (tests/install/).
 DEPS_CHECK += g++ man-db
 ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )CC='$(CC)' \
@@ -324,14 +325,16 @@ stress: check-deps $(STRESSES)
 	@LFP_STRESS=long sh tests/run-tests $(STRESSES)
 
 # ---------------------------------------------------------------- bench
-BENCH_SRCS := $(filter-out bench/harness.c,$(wildcard bench/*.c))
+# Every bench/*.c is a program, but for the harness, the placement code the
+# sweep links and the call sites footprint reads (bench/bench.mk).
+BENCH_SRCS := $(filter-out bench/harness.c bench/topo.c bench/wrappers.c,$(wildcard bench/*.c))
 BENCHES    := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 BENCH_MARCH ?= -march=native
 BENCH_CFLAGS := -O2 -g $(BENCH_MARCH) -Ibench -DLFP_STATS
 DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
 FABRIC_LIBS := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 
-$(B)/bench/%: bench/%.c bench/harness.c bench/harness.h $(HEADERS) $(INTERNAL)
+$(B)/bench/%: bench/%.c bench/harness.c $(wildcard bench/*.h) $(HEADERS) $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(filter-out -O2 -g,$(CFLAGS)) $(BENCH_CFLAGS) $(BENCH_CFLAGS_$*) \
@@ -352,10 +355,12 @@ bench: bench-deps
 
 # Instructions per item from callgrind, on a -march=x86-64-v2 build
 # (valgrind 3.19 cannot decode AVX-512).
+# The sweep and the footprint have no one-thread timed case to count.
+BENCHES_INSTR := $(patsubst $(B)/%,build/instr/%,$(filter-out %/sweep %/footprint,$(BENCHES)))
 bench-instr: bench-deps
 	@$(MAKE) --no-print-directory B=build/instr BENCH_MARCH=-march=x86-64-v2 \
-		$(patsubst $(B)/%,build/instr/%,$(BENCHES))
-	@sh scripts/bench-instr $(patsubst $(B)/%,build/instr/%,$(BENCHES))
+		$(BENCHES_INSTR)
+	@sh scripts/bench-instr $(BENCHES_INSTR)
 
 # ---------------------------------------------------------------- install
 # The .pc and CMake files name the install's own directories (never

@@ -1,11 +1,9 @@
 /*
  * bench/eq.c: lfpoll's event queue against libfabric's own EQ, side by side
  * in one run: the pure util EQ (provider "udp", FI_EP_DGRAM, on 127.0.0.1)
- * and the EQ most users get (provider "tcp", FI_EP_MSG).  No libfabric
- * framework is set up beyond fi_getinfo + fi_fabric + fi_eq_open (size 1024,
- * FI_WRITE).  Every event carries the same 24-byte payload (struct
- * fi_eq_entry; lfpoll's EQ is opened with entry_size = sizeof(struct
- * fi_eq_entry)).
+ * and the EQ most users get (provider "tcp", FI_EP_MSG), with a bare
+ * lfp_ring moving the same entries as the floor the EQ is built on (the
+ * queues: bench/eq_queue.h).  The blocking round trips are bench/rtt.c.
  *
  * Cases (round-robin rounds, see harness.h):
  *   eq/pairs      one thread: write one event, read it back      (pairs/s)
@@ -19,22 +17,9 @@
  *                 are not counted)
  *   eq/1w1r       1 writer + 1 reader on two CPUs                (events/s)
  *   eq/2w2r       2 writers + 2 readers: 4 threads on 2 cores    (events/s)
- *   eq/rtt-p50    blocking round trip: sread ping-pong between two EQs on
- *                 two threads on different CPUs, for lfpoll FD (the
- *                 subject), MUTEX_COND and UNSPEC and libfabric udp/tcp with
- *                 FI_WAIT_FD and FI_WAIT_UNSPEC; ns/item is each round's
- *                 median round trip.  Floors between the same two threads in
- *                 the same run: raw eventfd + poll, futex, condvar
- *   eq/rtt-p99    the same, ns/item is each round's 99th percentile
- *   eq/rtt-block-p50, -p99   the same with lfpoll as built with
- *                 LFP_SPIN_COUNT=0 (no bounded spin before it arms and
- *                 sleeps): in a tight ping-pong the default spin catches
- *                 nearly every reply, so eq/rtt-p* hardly sleeps; these two
- *                 time lfpoll's wake path itself
- *
- * Beside libfabric, "ring" moves the same entries through a bare lfp_ring
- * (the typed front end, no event code, no error queue, no wait object):
- * the floor the EQ is built on, which eq/1w1r targets within 1.1x.
+ *   eq/spsc-pairs, eq/spsc-1w1r   eq/pairs and eq/1w1r with the EQ and the
+ *                 bare ring both in single-producer single-consumer mode
+ *                 (skipped while lfpoll has no ring modes)
  *
  * In the threaded cases lfpoll's EQ is opened with LFP_EQ_BACKPRESSURE
  * (writers retry on -EAGAIN, so it never overruns); libfabric's EQ is
@@ -43,9 +28,8 @@
  * buys nothing.  Every event carries its writer, sequence number and a check
  * word; readers reject torn events and per-writer reordering, and after each
  * round the count, sum and hash-sum of sequence numbers per writer must
- * equal what was written (exactly once).  The ping-pongs check that every
- * reply carries the sequence number just sent.  Any failure makes the
- * program exit non-zero.
+ * equal what was written (exactly once).  Any failure makes the program
+ * exit non-zero.
  *
  * --instr runs only the one-thread cases, once, for a fixed count, for
  * valgrind --tool=callgrind.  Build with -DBENCH_INSTR to keep each EQ
@@ -55,327 +39,30 @@
  * 1,000,000 events to that count.
  */
 #define _GNU_SOURCE
+#include "eq_queue.h"
 
-/*
- * LFP_SPIN_COUNT is lfpoll's documented knob (lfpoll(3)): how many times a
- * blocking call re-checks before it arms and sleeps, default 128.  It is
- * routed through a variable so that one build times lfp_eq_sread both as
- * shipped and as built with -DLFP_SPIN_COUNT=0 (eq/rtt-block-*).
- */
-#ifdef LFP_SPIN_COUNT
-enum { BENCH_SPIN_DEFAULT = LFP_SPIN_COUNT }; /* the value given at build */
-#  undef LFP_SPIN_COUNT
-#else
-enum { BENCH_SPIN_DEFAULT = 128 }; /* lfpoll's default, docs/man/lfpoll.3.md */
-#endif
-static int bench_spin_count = BENCH_SPIN_DEFAULT;
-#define LFP_SPIN_COUNT bench_spin_count
-
-#include <lfpoll/eq.h>
-
-#include "harness.h"
-
-#include <errno.h>
-#include <linux/futex.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#ifdef HAVE_FABRIC
-#  include <rdma/fabric.h>
-#  include <rdma/fi_eq.h>
-#  include <rdma/fi_errno.h>
-#endif
-
-#define EQ_SIZE       1024
 #define INSTR_ITEMS   (1u << 16)
 #define NOWAIT_EVENTS 1000000u
 #define NOWAIT_BATCH  1000u
 #define PEEK_SEQ      4242u
-#define RTT_TIMEOUT   1000           /* ms, per blocking call; loops on expiry */
-#define RTT_MAX_LAT   (1u << 20)     /* latency samples kept per round */
-#define STOP_SEQ      UINT64_MAX
 
-typedef struct lfp_eq_entry ent_t;
-
-#ifdef HAVE_FABRIC
-_Static_assert(sizeof(struct lfp_eq_entry) == sizeof(struct fi_eq_entry),
-               "lfpoll and libfabric EQ entries have the same size");
-#  define ENTRY_SIZE sizeof(struct fi_eq_entry)
-#else
-#  define ENTRY_SIZE sizeof(struct lfp_eq_entry)
-#endif
-
-#define OP BENCH_OP
-#define TEMPLATE BENCH_TEMPLATE
-
-/* ------------------------------------------------------------ events */
-
-static inline uint64_t ev_mix(uint32_t w, uint64_t seq)
-{
-	return (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(w + 1) << 56) ^
-	       0x5bd1e995u;
-}
-
-static inline void ent_make(ent_t *e, uint32_t w, uint64_t seq)
-{
-	e->fid = (struct lfp_fid *)(uintptr_t)ev_mix(w, seq);
-	e->context = (void *)(uintptr_t)(w + 1);
-	e->data = seq;
-}
-
-/* The writer of a well-formed event, or -1 for a torn or foreign one. */
-static inline int ent_writer(const ent_t *e, int nw)
-{
-	uintptr_t c = (uintptr_t)e->context;
-
-	if (c < 1 || c > (uintptr_t)nw)
-		return -1;
-	if ((uintptr_t)e->fid != (uintptr_t)ev_mix((uint32_t)(c - 1), e->data))
-		return -1;
-	return (int)(c - 1);
-}
-
-/* ------------------------------------------------------------ queues */
-
-enum kind { K_LFP, K_RING, K_FI, K_EFD, K_FUTEX, K_COND };
 /* What a case does: one thread (write+read pairs, peek, read on empty,
  * trywait), or writers and readers on their own threads. */
 enum shape { SH_PAIRS, SH_PEEK, SH_EMPTY, SH_TRYWAIT, SH_MT };
-enum wobj { WO_NONE, WO_FD, WO_UNSPEC, WO_MCOND };
 
-/* A libfabric fabric opened once per provider; skip says why not. */
-struct fab {
-	const char *prov;
-	const char *skip;
-	char why[160];
-#ifdef HAVE_FABRIC
-	struct fid_fabric *fabric;
-#endif
-};
-
-static struct fab fab_udp = { .prov = "udp" }, fab_tcp = { .prov = "tcp" };
-
-struct q {
-	struct lfp_eq *leq;
-	struct lfp_fid *lfid;
-	struct lfp_ring *ring;  /* K_RING */
-#ifdef HAVE_FABRIC
-	struct fid_eq *feq;
-	struct fid_fabric *fabric;
-#endif
-};
-
-#ifdef HAVE_FABRIC
-#  define FI_WAIT(x) x
+#ifdef LFP_SINGLE_PRODUCER
+#  define MODE_SPSC (LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER)
+#  define NO_MODES NULL
 #else
-#  define FI_WAIT(x) 0
+#  define MODE_SPSC 0
+#  define NO_MODES "lfpoll has no ring modes in this tree"
 #endif
 
-/* enum wobj as lfpoll's and libfabric's wait objects. */
-static const struct {
-	enum lfp_wait_obj lfp;
-	int fi;                 /* enum fi_wait_obj */
-} wait_objs[] = {
-	[WO_NONE] = { LFP_WAIT_NONE, FI_WAIT(FI_WAIT_NONE) },
-	[WO_FD] = { LFP_WAIT_FD, FI_WAIT(FI_WAIT_FD) },
-	[WO_UNSPEC] = { LFP_WAIT_UNSPEC, FI_WAIT(FI_WAIT_UNSPEC) },
-	[WO_MCOND] = { LFP_WAIT_MUTEX_COND, FI_WAIT(FI_WAIT_MUTEX_COND) },
-};
-
-static int q_open(struct q *q, enum kind k, struct fab *f, enum wobj w, int bp)
-{
-	int ret;
-
-	memset(q, 0, sizeof(*q));
-	if (k == K_LFP) {
-		struct lfp_eq_attr a = {
-			.size = EQ_SIZE,
-			.flags = LFP_WRITE | (bp ? LFP_EQ_BACKPRESSURE : 0),
-			.wait_obj = wait_objs[w].lfp,
-			.entry_size = ENTRY_SIZE,
-		};
-
-		ret = lfp_eq_open(&a, &q->leq, NULL);
-		if (ret)
-			return bench_fail("lfp_eq_open: %s", lfp_strerror(ret));
-		q->lfid = &q->leq->fid;
-		return 0;
-	}
-	if (k == K_RING) {
-		ret = lfp_ring_create(EQ_SIZE, sizeof(ent_t), &q->ring);
-		if (ret)
-			return bench_fail("lfp_ring_create: %s", lfp_strerror(ret));
-		return 0;
-	}
-#ifdef HAVE_FABRIC
-	if (k == K_FI) {
-		struct fi_eq_attr a = { .size = EQ_SIZE, .flags = FI_WRITE,
-		                        .wait_obj = wait_objs[w].fi };
-
-		ret = fi_eq_open(f->fabric, &a, &q->feq, NULL);
-		if (ret)
-			return bench_fail("fi_eq_open(%s): %s", f->prov,
-			                  fi_strerror(-ret));
-		q->fabric = f->fabric;
-		return 0;
-	}
-#else
-	(void)f;
-#endif
-	return bench_fail("no EQ of this kind");
-}
-
-static void q_close(struct q *q)
-{
-	if (q->leq)
-		lfp_eq_close(q->leq);
-	lfp_ring_destroy(q->ring);
-#ifdef HAVE_FABRIC
-	if (q->feq)
-		fi_close(&q->feq->fid);
-#endif
-	memset(q, 0, sizeof(*q));
-}
-
-/*
- * EQ operations, one set per kind, all with these shapes:
- *   write    0, 1 when full (retry), or a negative error
- *   read     1 with an event, 0 when empty, or a negative error
- *   trywait  0 (safe to block), or a negative error (-EAGAIN: work pending)
- *   sread    1 with an event, 0 when the timeout expired, or an error
- */
-typedef int (*wr_fn)(struct q *q, const ent_t *e);
-typedef int (*rd_fn)(struct q *q, ent_t *e, int peek);
-typedef int (*tw_fn)(struct q *q);
-typedef int (*sr_fn)(struct q *q, ent_t *e, int timeout);
-
-/* ---- lfpoll */
-
-OP int op_lfp_write(struct q *q, const ent_t *e)
-{
-	ssize_t r = lfp_eq_write(q->leq, LFP_NOTIFY, e, sizeof(*e), 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return 0;
-	return r == -EAGAIN ? 1 : (int)r;
-}
-
-OP int op_lfp_read(struct q *q, ent_t *e, int peek)
-{
-	uint32_t ev;
-	ssize_t r = lfp_eq_read(q->leq, &ev, e, sizeof(*e),
-	                        peek ? LFP_PEEK : 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return ev == LFP_NOTIFY ? 1 : -EPROTO;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
-}
-
-OP int op_lfp_trywait(struct q *q)
-{
-	return lfp_trywait(&q->lfid, 1);
-}
-
-OP int op_lfp_sread(struct q *q, ent_t *e, int timeout)
-{
-	uint32_t ev;
-	ssize_t r = lfp_eq_sread(q->leq, &ev, e, sizeof(*e), timeout, 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return ev == LFP_NOTIFY ? 1 : -EPROTO;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
-}
-
-/* ---- the raw ring: the same entries in an lfp_ring, the EQ's floor */
-
-LFP_RING_PROTOTYPE(ent, ent_t)
-
-OP int op_ring_write(struct q *q, const ent_t *e)
-{
-	int r = lfp_ring_enqueue_ent(q->ring, e);
-
-	return r == -EAGAIN ? 1 : r;
-}
-
-OP int op_ring_read(struct q *q, ent_t *e, int peek)
-{
-	uint64_t ticket;
-	ssize_t r;
-	int ret;
-
-	if (!peek) {
-		ret = lfp_ring_dequeue_ent(q->ring, e);
-		return ret == 0 ? 1 : ret == -EAGAIN ? 0 : ret;
-	}
-	r = lfp_ring_peek(q->ring, e, sizeof(*e), &ticket);
-	if (r == (ssize_t)sizeof(*e))
-		return 1;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
-}
-
-OP int op_ring_trywait(struct q *q)
-{
-	(void)q;
-	return -ENOSYS; /* a ring has no wait object: not in the impl table */
-}
-
-/* ---- libfabric */
-#ifdef HAVE_FABRIC
-
-OP int op_fi_write(struct q *q, const ent_t *e)
-{
-	ssize_t r = fi_eq_write(q->feq, FI_NOTIFY, e, sizeof(*e), 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return 0;
-	return r == -FI_EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
-}
-
-OP int op_fi_read(struct q *q, ent_t *e, int peek)
-{
-	uint32_t ev;
-	ssize_t r = fi_eq_read(q->feq, &ev, e, sizeof(*e), peek ? FI_PEEK : 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return ev == FI_NOTIFY ? 1 : -EPROTO;
-	return r == -FI_EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
-}
-
-OP int op_fi_trywait(struct q *q)
-{
-	struct fid *fid = &q->feq->fid;
-
-	return fi_trywait(q->fabric, &fid, 1);
-}
-
-OP int op_fi_sread(struct q *q, ent_t *e, int timeout)
-{
-	uint32_t ev;
-	ssize_t r = fi_eq_sread(q->feq, &ev, e, sizeof(*e), timeout, 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return ev == FI_NOTIFY ? 1 : -EPROTO;
-	if (r == -FI_EAGAIN || r == -FI_ETIMEDOUT)
-		return 0;
-	return r < 0 ? (int)r : -EPROTO;
-}
-#endif /* HAVE_FABRIC */
-
-static const char *err_str(int err)
-{
-#ifdef HAVE_FABRIC
-	return fi_strerror(err < 0 ? -err : err);
-#else
-	return lfp_strerror(err);
-#endif
-}
+static struct fab fab_udp = FAB_UDP, fab_tcp = FAB_TCP;
 
 /* ------------------------------------------------------------ contexts */
 
@@ -610,25 +297,33 @@ static const struct case_def {
 	int nw, nr;             /* SH_MT */
 	const struct bench_target *targets;
 	size_t n_targets;
+	/* Ring modes of the EQ and the ring (lfpoll and ring only: every
+	 * other implementation is left out of the case). */
+	uint64_t mode;
 } cases[] = {
 	{ "eq/pairs", "one thread: write one event, read it back "
 	  "(items = pairs; wait object NONE)", SH_PAIRS, WO_NONE, 0, 0,
-	  t_pairs, BENCH_LEN(t_pairs) },
+	  t_pairs, BENCH_LEN(t_pairs), 0 },
 	{ "eq/peek", "one thread: peek (LFP_PEEK / FI_PEEK) on a non-empty EQ",
-	  SH_PEEK, WO_NONE, 0, 0, t_one, BENCH_LEN(t_one) },
+	  SH_PEEK, WO_NONE, 0, 0, t_one, BENCH_LEN(t_one), 0 },
 	{ "eq/empty", "one thread: read on an empty EQ", SH_EMPTY, WO_NONE,
-	  0, 0, t_one, BENCH_LEN(t_one) },
+	  0, 0, t_one, BENCH_LEN(t_one), 0 },
 	{ "eq/trywait", "one thread: lfp_trywait / fi_trywait on an empty "
-	  "FD EQ", SH_TRYWAIT, WO_FD, 0, 0, t_one, BENCH_LEN(t_one) },
+	  "FD EQ", SH_TRYWAIT, WO_FD, 0, 0, t_one, BENCH_LEN(t_one), 0 },
 	{ "eq/nowait", "one thread: write+read pairs on FD EQs with nobody "
 	  "waiting (lfpoll producer system calls counted)", SH_PAIRS, WO_FD,
-	  0, 0, NULL, 0 },
+	  0, 0, NULL, 0, 0 },
 	{ "eq/1w1r", "1 writer + 1 reader on 2 CPUs (lfpoll: "
 	  "LFP_EQ_BACKPRESSURE; libfabric: unbounded)", SH_MT, WO_NONE, 1, 1,
-	  t_1w1r, BENCH_LEN(t_1w1r) },
+	  t_1w1r, BENCH_LEN(t_1w1r), 0 },
 	{ "eq/2w2r", "2 writers + 2 readers: 4 threads on 2 cores (lfpoll: "
 	  "LFP_EQ_BACKPRESSURE; libfabric: unbounded)", SH_MT, WO_NONE, 2, 2,
-	  t_2w2r, BENCH_LEN(t_2w2r) },
+	  t_2w2r, BENCH_LEN(t_2w2r), 0 },
+	{ "eq/spsc-pairs", "one thread: write one event, read it back, EQ and "
+	  "ring in SP/SC mode", SH_PAIRS, WO_NONE, 0, 0, NULL, 0, MODE_SPSC },
+	{ "eq/spsc-1w1r", "1 writer + 1 reader on 2 CPUs, EQ "
+	  "(LFP_EQ_BACKPRESSURE) and ring in SP/SC mode", SH_MT, WO_NONE, 1, 1,
+	  t_1w1r, 1, MODE_SPSC },
 };
 #define NCASE BENCH_LEN(cases)
 
@@ -704,7 +399,8 @@ static int sctx_setup(void *arg)
 	int ret;
 
 	if (q_open(&c->q, c->impl->kind, c->impl->fab, cd->wobj,
-	           cd->shape == SH_MT))
+	           (cd->shape == SH_MT && c->impl->kind == K_LFP ?
+	            LFP_EQ_BACKPRESSURE : 0) | cd->mode))
 		return -1;
 	c->sig_events = c->sig_count = 0;
 	if (cd->shape == SH_PEEK) {
@@ -755,435 +451,6 @@ static int nowait_round(void *arg, struct bench_round *r)
 	return ret;
 }
 
-/* ------------------------------------------------------------ ping-pong */
-
-/*
- * Two threads, two channels: A (CPU 0) sends n on channel 0 and blocks for
- * the reply on channel 1; B (CPU 1) blocks on channel 0 and sends what it
- * got back on channel 1.  A times each round trip.  Channels are EQs read
- * with sread, or the floors: an eventfd + poll, a futex word, a condvar.
- * Every blocking call has a RTT_TIMEOUT ms timeout so that a lost wakeup
- * shows as a stall, not a hang.
- */
-/* One direction of a ping-pong: an EQ, or one of the floors' objects. */
-struct chan {
-	struct q q;
-	int efd;                /* eventfd_poll */
-	uint32_t fw;            /* futex word */
-	pthread_mutex_t m;      /* condvar */
-	pthread_cond_t cv;
-	uint64_t cseq, seen;
-	uint64_t val;           /* the floors' message */
-} __attribute__((aligned(128)));
-
-struct rctx {
-	const struct rtt_def *d;
-	int pct;                /* 50 or 99: what a round reports */
-	int nospin;             /* lfpoll: LFP_SPIN_COUNT 0 (no spin before sleeping) */
-	sr_fn sread;
-	wr_fn write;
-	struct chan ch[2];
-	uint64_t msgs, sigs;    /* lfpoll: messages and producer signals */
-	int failed;
-	uint32_t *lat;
-	uint64_t nlat;
-	const struct bench_round *round;
-} __attribute__((aligned(128)));
-
-struct rtt_def {
-	const char *name;
-	enum kind kind;
-	struct fab *fab;
-	enum wobj wobj;
-};
-
-static const struct rtt_def rtts[] = {
-	{ "lfpoll_fd", K_LFP, NULL, WO_FD },
-	{ "lfpoll_mcond", K_LFP, NULL, WO_MCOND },
-	{ "lfpoll_unsp", K_LFP, NULL, WO_UNSPEC },
-	{ "fi_udp_fd", K_FI, &fab_udp, WO_FD },
-	{ "fi_udp_unsp", K_FI, &fab_udp, WO_UNSPEC },
-	{ "fi_tcp_fd", K_FI, &fab_tcp, WO_FD },
-	{ "fi_tcp_unsp", K_FI, &fab_tcp, WO_UNSPEC },
-	{ "eventfd_poll", K_EFD, NULL, WO_NONE },
-	{ "futex", K_FUTEX, NULL, WO_NONE },
-	{ "condvar", K_COND, NULL, WO_NONE },
-};
-#define NRTT BENCH_LEN(rtts)
-
-static struct rctx rctxs[4][NRTT]; /* [rtt case][impl] */
-
-static int ch_send(struct rctx *c, int ch, uint64_t v)
-{
-	struct chan *k = &c->ch[ch];
-	uint64_t one = 1;
-	ent_t e;
-	int ret;
-
-	switch (c->d->kind) {
-	case K_RING:
-		return bench_fail("a ring is not a blocking channel");
-	case K_LFP:
-	case K_FI:
-		ent_make(&e, (uint32_t)ch, v);
-		ret = c->write(&k->q, &e);
-		if (ret)
-			return bench_fail("ping-pong write: %s",
-			                  ret > 0 ? "full" : err_str(ret));
-		return 0;
-	case K_EFD:
-		__atomic_store_n(&k->val, v, __ATOMIC_RELEASE);
-		if (write(k->efd, &one, sizeof(one)) != sizeof(one))
-			return bench_fail("eventfd write: %s", strerror(errno));
-		return 0;
-	case K_FUTEX:
-		__atomic_store_n(&k->val, v, __ATOMIC_RELAXED);
-		__atomic_store_n(&k->fw, 1, __ATOMIC_RELEASE);
-		if (syscall(SYS_futex, &k->fw, FUTEX_WAKE_PRIVATE, 1, NULL,
-		            NULL, 0) < 0)
-			return bench_fail("FUTEX_WAKE: %s", strerror(errno));
-		return 0;
-	case K_COND:
-		pthread_mutex_lock(&k->m);
-		k->val = v;
-		k->cseq++;
-		pthread_cond_signal(&k->cv);
-		pthread_mutex_unlock(&k->m);
-		return 0;
-	}
-	return -1;
-}
-
-/* One blocking receive: 1 with *v, 0 when the timeout expired, or < 0. */
-static int ch_recv_once(struct rctx *c, int ch, uint64_t *v)
-{
-	struct chan *k = &c->ch[ch];
-	struct timespec ts;
-	struct pollfd pfd;
-	uint64_t x;
-	ent_t e;
-	int ret;
-
-	switch (c->d->kind) {
-	case K_RING:
-		return bench_fail("a ring is not a blocking channel");
-	case K_LFP:
-	case K_FI:
-		ret = c->sread(&k->q, &e, RTT_TIMEOUT);
-		if (ret == 1) {
-			if (ent_writer(&e, 2) != ch)
-				return bench_fail("ping-pong: torn event");
-			*v = e.data;
-		} else if (ret < 0) {
-			return bench_fail("sread: %s", err_str(ret));
-		}
-		return ret;
-	case K_EFD:
-		pfd = (struct pollfd){ .fd = k->efd, .events = POLLIN };
-		ret = poll(&pfd, 1, RTT_TIMEOUT);
-		if (ret < 0 && errno != EINTR)
-			return bench_fail("poll: %s", strerror(errno));
-		if (ret <= 0)
-			return 0;
-		if (read(k->efd, &x, sizeof(x)) != sizeof(x)) {
-			if (errno == EAGAIN)
-				return 0;
-			return bench_fail("eventfd read: %s", strerror(errno));
-		}
-		*v = __atomic_load_n(&k->val, __ATOMIC_ACQUIRE);
-		return 1;
-	case K_FUTEX:
-		ts = (struct timespec){ RTT_TIMEOUT / 1000,
-		                        (RTT_TIMEOUT % 1000) * 1000000L };
-		while (!__atomic_load_n(&k->fw, __ATOMIC_ACQUIRE)) {
-			if (syscall(SYS_futex, &k->fw, FUTEX_WAIT_PRIVATE, 0,
-			            &ts, NULL, 0) < 0) {
-				if (errno == ETIMEDOUT)
-					return 0;
-				if (errno != EAGAIN && errno != EINTR)
-					return bench_fail("FUTEX_WAIT: %s",
-					                  strerror(errno));
-			}
-		}
-		__atomic_store_n(&k->fw, 0, __ATOMIC_RELAXED);
-		*v = __atomic_load_n(&k->val, __ATOMIC_RELAXED);
-		return 1;
-	case K_COND:
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += RTT_TIMEOUT / 1000;
-		ret = 0;
-		pthread_mutex_lock(&k->m);
-		while (k->cseq == k->seen && ret == 0)
-			ret = pthread_cond_timedwait(&k->cv, &k->m, &ts);
-		if (k->cseq != k->seen) {
-			k->seen = k->cseq;
-			*v = k->val;
-			ret = 1;
-		} else {
-			ret = 0;
-		}
-		pthread_mutex_unlock(&k->m);
-		return ret;
-	}
-	return -1;
-}
-
-/* Block until a message arrives; < 0 on a failure anywhere or a stall. */
-static int ch_recv(struct rctx *c, int ch, uint64_t *v)
-{
-	uint64_t t0 = 0;
-	int ret;
-
-	for (;;) {
-		ret = ch_recv_once(c, ch, v);
-		if (ret)
-			return ret < 0 ? -1 : 0;
-		if (bench_failed())
-			return -1;
-		if (!t0) {
-			t0 = bench_now_ns();
-		} else if (bench_now_ns() - t0 > 10ull * 1000000000u) {
-			return bench_fail("no message for 10 s on channel %d "
-			                  "(lost wakeup?)", ch);
-		}
-	}
-}
-
-static void *pinger(void *arg)
-{
-	struct rctx *c = arg;
-	const struct bench_round *r = c->round;
-	uint64_t n = 0, t0, t, v;
-
-	t0 = bench_now_ns();
-	while (n < RTT_MAX_LAT && !bench_round_over(r, n, t0)) {
-		t = bench_now_ns();
-		if (ch_send(c, 0, n) || ch_recv(c, 1, &v))
-			break;
-		t = bench_now_ns() - t;
-		if (v != n) {
-			bench_fail("round trip %llu came back as %llu",
-			           (unsigned long long)n, (unsigned long long)v);
-			break;
-		}
-		c->lat[n++] = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-	}
-	c->nlat = n;
-	ch_send(c, 0, STOP_SEQ);
-	return NULL;
-}
-
-static void *ponger(void *arg)
-{
-	struct rctx *c = arg;
-	uint64_t v;
-
-	for (;;) {
-		if (ch_recv(c, 0, &v) || v == STOP_SEQ)
-			break;
-		if (ch_send(c, 1, v))
-			break;
-	}
-	return NULL;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static uint64_t lfp_signals(struct rctx *c)
-{
-#ifdef LFP_STATS
-	if (c->d->kind == K_LFP)
-		return lfp__eq_stat_signals(c->ch[0].q.leq) +
-		       lfp__eq_stat_signals(c->ch[1].q.leq);
-#else
-	(void)c;
-#endif
-	return 0;
-}
-
-struct rtt_thr {
-	void *(*fn)(void *);
-	struct rctx *c;
-};
-
-static void *rtt_thread(void *p)
-{
-	struct rtt_thr *t = p;
-
-	return t->fn(t->c);
-}
-
-static int rtt_run(void *arg, struct bench_round *r)
-{
-	struct rctx *c = arg;
-	struct rtt_thr t[2] = { { pinger, c }, { ponger, c } };
-	void *args[2] = { &t[0], &t[1] };
-	static const int cpus[2] = { 0, 1 };
-	uint64_t s0, n, rank;
-
-	c->round = r;
-	c->nlat = 0;
-	/* Before the threads start: they only read it. */
-	bench_spin_count = c->nospin ? 0 : BENCH_SPIN_DEFAULT;
-	s0 = lfp_signals(c);
-	bench_threads(2, rtt_thread, args, cpus);
-	bench_spin_count = BENCH_SPIN_DEFAULT;
-	if (bench_failed()) {
-		c->failed = 1;
-		return -1;
-	}
-	n = c->nlat;
-	c->msgs += 2 * n + 1;   /* + the stop message */
-	c->sigs += lfp_signals(c) - s0;
-	if (!n)
-		return bench_fail("no round trip completed");
-	/* Nearest rank: the smallest sample with pct % of them at or below. */
-	qsort(c->lat, n, sizeof(c->lat[0]), cmp_u32);
-	rank = (n * (uint64_t)c->pct + 99) / 100;
-	r->items = n;
-	r->ns = (uint64_t)c->lat[rank ? rank - 1 : 0] * n;
-	return 0;
-}
-
-static void rctx_teardown(void *arg)
-{
-	struct rctx *c = arg;
-	struct chan *k;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		k = &c->ch[i];
-		q_close(&k->q);
-		if (k->efd >= 0)
-			close(k->efd);
-		k->efd = -1;
-		if (c->d->kind == K_COND) {
-			pthread_cond_destroy(&k->cv);
-			pthread_mutex_destroy(&k->m);
-		}
-	}
-	free(c->lat);
-	c->lat = NULL;
-}
-
-static int rctx_setup(void *arg)
-{
-	struct rctx *c = arg;
-	pthread_condattr_t ca;
-	struct chan *k;
-	int i;
-
-	memset(c->ch, 0, sizeof(c->ch));
-	c->ch[0].efd = c->ch[1].efd = -1;
-	c->msgs = c->sigs = 0;
-	c->failed = 0;
-	c->sread = NULL;
-	c->write = NULL;
-	if (c->d->kind == K_LFP) {
-		c->sread = op_lfp_sread;
-		c->write = op_lfp_write;
-	}
-#ifdef HAVE_FABRIC
-	if (c->d->kind == K_FI) {
-		c->sread = op_fi_sread;
-		c->write = op_fi_write;
-	}
-#endif
-	if (c->d->kind == K_COND) {
-		/* Initialised first so that teardown can always destroy them. */
-		for (i = 0; i < 2; i++) {
-			k = &c->ch[i];
-			if (pthread_condattr_init(&ca))
-				return bench_fail("pthread_condattr_init failed");
-			if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
-			    pthread_mutex_init(&k->m, NULL) ||
-			    pthread_cond_init(&k->cv, &ca)) {
-				pthread_condattr_destroy(&ca);
-				return bench_fail("condvar init failed");
-			}
-			pthread_condattr_destroy(&ca);
-		}
-	}
-	c->lat = malloc(RTT_MAX_LAT * sizeof(c->lat[0]));
-	if (!c->lat)
-		goto fail;
-	for (i = 0; i < 2; i++) {
-		k = &c->ch[i];
-		if (c->d->kind == K_LFP || c->d->kind == K_FI) {
-			if (q_open(&k->q, c->d->kind, c->d->fab, c->d->wobj, 0))
-				goto fail;
-		} else if (c->d->kind == K_EFD) {
-			k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-			if (k->efd < 0) {
-				bench_fail("eventfd: %s", strerror(errno));
-				goto fail;
-			}
-		}
-	}
-	return 0;
-fail:
-	if (!bench_failed())
-		bench_fail("out of memory");
-	rctx_teardown(c);
-	return -1;
-}
-
-/* lfpoll FD within 10 % of the raw eventfd + poll floor (lower is better:
- * the harness ratio is floor ns / lfpoll ns, so >= 1 / 1.1). */
-static const struct bench_target t_rtt[] = { { "eventfd_poll", 0.91 } };
-
-/* ------------------------------------------------------------ main */
-
-static void fab_open(struct fab *f, int ep_type, const char *ep_name)
-{
-#ifdef HAVE_FABRIC
-	struct fi_info *hints = fi_allocinfo(), *info = NULL;
-	int ret;
-
-	if (!hints || !(hints->fabric_attr->prov_name = strdup(f->prov))) {
-		snprintf(f->why, sizeof(f->why), "fi_allocinfo failed");
-		f->skip = f->why;
-		fi_freeinfo(hints);
-		return;
-	}
-	hints->ep_attr->type = (enum fi_ep_type)ep_type;
-	ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
-	                 "127.0.0.1", NULL, 0, hints, &info);
-	if (ret) {
-		snprintf(f->why, sizeof(f->why),
-		         "fi_getinfo(prov %s, %s, 127.0.0.1): %s", f->prov,
-		         ep_name, fi_strerror(-ret));
-		f->skip = f->why;
-	} else if ((ret = fi_fabric(info->fabric_attr, &f->fabric, NULL))) {
-		snprintf(f->why, sizeof(f->why), "fi_fabric(%s): %s", f->prov,
-		         fi_strerror(-ret));
-		f->skip = f->why;
-		f->fabric = NULL;
-	}
-	fi_freeinfo(info);
-	fi_freeinfo(hints);
-#else
-	(void)ep_type;
-	(void)ep_name;
-	f->skip = "libfabric not found by pkg-config: libfabric-dev";
-#endif
-}
-
-static void fab_close(struct fab *f)
-{
-#ifdef HAVE_FABRIC
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	f->fabric = NULL;
-#else
-	(void)f;
-#endif
-}
 
 static void run_eq_case(size_t ci)
 {
@@ -1196,7 +463,7 @@ static void run_eq_case(size_t ci)
 		.label = cd->label,
 		.threads = mt ? cd->nw + cd->nr : 1,
 		.impls = bi,
-		.n_impls = NIMPL,
+		.n_impls = cd->mode ? 2 : NIMPL,
 		.targets = cd->targets,
 		.n_targets = cd->n_targets,
 		.check = mt ? mt_check : NULL,
@@ -1206,6 +473,10 @@ static void run_eq_case(size_t ci)
 	struct sctx *lc = &sctxs[ci][0];
 	size_t ii;
 
+	if (cd->mode == 0 && strstr(cd->name, "/spsc-")) {
+		bench_case_skip(cd->name, cd->label, NO_MODES);
+		return;
+	}
 	for (ii = 0; ii < NIMPL; ii++) {
 		const struct impl_def *d = &impls[ii];
 		struct sctx *c = &sctxs[ci][ii];
@@ -1253,77 +524,6 @@ static void run_eq_case(size_t ci)
 	(void)lc;
 }
 
-static const struct rtt_case {
-	const char *name, *label;
-	int pct, nospin;
-	const struct bench_target *targets;
-	size_t n_targets;
-} rtt_cases[] = {
-	{ "eq/rtt-p50", "blocking round trip: sread ping-pong on 2 EQs between 2 "
-	  "threads on 2 CPUs, ns/item = the round's median (unsp = "
-	  "WAIT_UNSPEC, mcond = WAIT_MUTEX_COND; floors: eventfd_poll, futex, "
-	  "condvar)", 50, 0, t_rtt, BENCH_LEN(t_rtt) },
-	{ "eq/rtt-p99", "as eq/rtt-p50, ns/item = the round's 99th percentile",
-	  99, 0, NULL, 0 },
-	{ "eq/rtt-block-p50", "as eq/rtt-p50 with lfpoll's LFP_SPIN_COUNT = 0 "
-	  "(every wait arms and sleeps: the wake path), ns/item = median",
-	  50, 1, t_rtt, BENCH_LEN(t_rtt) },
-	{ "eq/rtt-block-p99", "as eq/rtt-block-p50, ns/item = the round's 99th "
-	  "percentile", 99, 1, NULL, 0 },
-};
-#define NRTTCASE BENCH_LEN(rtt_cases)
-_Static_assert(BENCH_LEN(rtt_cases) == BENCH_LEN(rctxs),
-               "one row of rctxs per ping-pong case");
-
-static void run_rtt_case(size_t which)
-{
-	const struct rtt_case *rc = &rtt_cases[which];
-	struct bench_impl bi[NRTT];
-	struct bench_case bc = {
-		.name = rc->name,
-		.label = rc->label,
-		.threads = 2,
-		.impls = bi,
-		.n_impls = NRTT,
-		.targets = rc->targets,
-		.n_targets = rc->n_targets,
-	};
-	size_t ii;
-	int any = 0;
-
-	for (ii = 0; ii < NRTT; ii++) {
-		struct rctx *c = &rctxs[which][ii];
-
-		c->d = &rtts[ii];
-		c->pct = rc->pct;
-		c->nospin = rc->nospin;
-		c->msgs = c->sigs = 0;
-		bi[ii] = (struct bench_impl){
-			.name = rtts[ii].name,
-			.skip = rtts[ii].fab ? rtts[ii].fab->skip : NULL,
-			.arg = c,
-			.run = rtt_run,
-			.setup = rctx_setup,
-			.teardown = rctx_teardown,
-		};
-	}
-	bench_case_run(&bc);
-	for (ii = 0; ii < NRTT; ii++) {
-		struct rctx *c = &rctxs[which][ii];
-
-		if (c->d->kind != K_LFP || !c->msgs || c->failed)
-			continue;
-		if (!any)
-			printf("# %s: lfpoll wakeups (producer system calls) "
-			       "per message:", rc->name);
-		printf("%s %s %.3f", any ? "," : "", c->d->name,
-		       (double)c->sigs / (double)c->msgs);
-		any = 1;
-	}
-	if (any)
-		printf("\n");
-	fflush(stdout);
-}
 
 int main(int argc, char **argv)
 {
@@ -1331,19 +531,10 @@ int main(int argc, char **argv)
 	int status;
 
 	bench_init("eq", argc, argv);
-#ifdef HAVE_FABRIC
-	fab_open(&fab_udp, FI_EP_DGRAM, "FI_EP_DGRAM");
-	fab_open(&fab_tcp, FI_EP_MSG, "FI_EP_MSG");
-#else
-	fab_open(&fab_udp, 0, NULL);
-	fab_open(&fab_tcp, 0, NULL);
-#endif
+	fab_open_eq(&fab_udp, &fab_tcp);
 	for (ci = 0; ci < NCASE; ci++)
 		run_eq_case(ci);
-	for (ci = 0; ci < NRTTCASE; ci++)
-		run_rtt_case(ci);
 	status = bench_finish();
-	fab_close(&fab_udp);
-	fab_close(&fab_tcp);
+	fab_close_eq(&fab_udp, &fab_tcp);
 	return status;
 }

@@ -138,6 +138,16 @@ int bench_pin(int i)
 	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+int bench_cpu_index(int os_cpu)
+{
+	int i;
+
+	for (i = 0; i < H.ncpus; i++)
+		if (H.cpus[i] == os_cpu)
+			return i;
+	return -1;
+}
+
 static void cpus_init(void)
 {
 	cpu_set_t set;
@@ -244,11 +254,11 @@ int bench_mt_run(struct bench_mt *m, struct bench_round *r,
 	memset(m->prod_retries, 0, sizeof(m->prod_retries));
 	for (i = 0; i < m->np; i++, n++) {
 		m->w[n] = (struct bench_mt_worker){ m, i, prod };
-		cpus[n] = i;
+		cpus[n] = m->cpus ? m->cpus[n] : i;
 	}
 	for (i = 0; i < m->nc; i++, n++) {
 		m->w[n] = (struct bench_mt_worker){ m, i, cons };
-		cpus[n] = m->np + i;
+		cpus[n] = m->cpus ? m->cpus[n] : m->np + i;
 	}
 	for (i = 0; i < n; i++)
 		args[i] = &m->w[i];
@@ -636,9 +646,10 @@ int bench_case_run(const struct bench_case *c)
 	if (list_only) {
 		printf("%-18s %s\n", c->name, c->label ? c->label : "");
 		for (i = 0; i < n; i++)
-			printf("  %s%s%s\n", c->impls[i].name,
+			printf("  %s%s%s%s\n", c->impls[i].name,
 			       c->impls[i].skip ? " (skipped: " : "",
-			       c->impls[i].skip ? c->impls[i].skip : "");
+			       c->impls[i].skip ? c->impls[i].skip : "",
+			       c->impls[i].skip ? ")" : "");
 		return 0;
 	}
 	res = calloc(n, sizeof(*res));
@@ -713,6 +724,103 @@ int bench_case_run(const struct bench_case *c)
 	if (ret)
 		H.status = 1;
 	return ret;
+}
+
+void bench_case_skip(const char *name, const char *label, const char *why)
+{
+	const struct bench_impl any = { .name = "*" };
+	const struct bench_case c = { .name = name, .label = label,
+	                              .impls = &any, .n_impls = 1 };
+	struct impl_res s = { .st = ST_SKIP };
+
+	if (!case_selected(&c))
+		return;
+	if (list_only) {
+		printf("%-18s %s\n  * (skipped: %s)\n", name, label, why);
+		return;
+	}
+	snprintf(s.reason, sizeof(s.reason), "%s", why);
+	printf("%-18s %s (%s)\n", name, "skipped", why);
+	record(&c, &any, &s, NAN, NULL);
+	H.skipped++;
+	fflush(stdout);
+}
+
+static void metric_record(const char *name, const char *label,
+                          const struct bench_metric *m, int met)
+{
+	FILE *f = H.results;
+
+	if (!f)
+		return;
+	fputc('{', f);
+	json_str(f, "bench", H.bench);
+	fputc(',', f);
+	json_str(f, "case", name);
+	fputc(',', f);
+	json_str(f, "label", label);
+	fputc(',', f);
+	json_str(f, "impl", m->impl);
+	fputs(",\"kind\":\"metric\",", f);
+	json_str(f, "status", isnan(m->value) ? "skipped" : "ok");
+	fputc(',', f);
+	json_str(f, isnan(m->value) ? "reason" : "note", m->note ? m->note : "");
+	fputc(',', f);
+	json_str(f, "unit", m->unit);
+	fprintf(f, ",\"quick\":%d", H.quick);
+	json_num(f, "value", m->value);
+	if (m->max > 0 && !isnan(m->value)) {
+		json_num(f, "target_max", m->max);
+		fprintf(f, ",\"target_met\":%s", met ? "true" : "false");
+	}
+	fputs("}\n", f);
+	fflush(f);
+}
+
+void bench_metric_case(const char *name, const char *label,
+                       const struct bench_metric *m, size_t n)
+{
+	const struct bench_impl any = { .name = "*" };
+	const struct bench_case c = { .name = name, .label = label,
+	                              .impls = &any, .n_impls = 1 };
+	char val[32], tgt[64];
+	size_t i;
+	int met;
+
+	if (H.instr || !case_selected(&c))
+		return;
+	if (list_only) {
+		printf("%-18s %s\n", name, label);
+		for (i = 0; i < n; i++)
+			printf("  %s\n", m[i].impl);
+		return;
+	}
+	printf("# %s: %s\n", name, label);
+	for (i = 0; i < n; i++) {
+		if (isnan(m[i].value)) {
+			printf("%-18s %-12s skipped (%s)\n", name, m[i].impl,
+			       m[i].note ? m[i].note : "");
+			metric_record(name, label, &m[i], 0);
+			H.skipped++;
+			continue;
+		}
+		met = m[i].value <= m[i].max && m[i].cond;
+		tgt[0] = '\0';
+		if (m[i].max > 0) {
+			snprintf(tgt, sizeof(tgt), "<=%g %s", m[i].max,
+			         met ? "MET" : "MISSED");
+			if (met)
+				H.met++;
+			else
+				H.missed++;
+		}
+		snprintf(val, sizeof(val), "%.0f", m[i].value);
+		printf(ROW_FMT, name, m[i].impl, val, m[i].unit, "", "", tgt);
+		if (m[i].note && m[i].note[0])
+			printf("%-18s %-12s   %s\n", "", "", m[i].note);
+		metric_record(name, label, &m[i], met);
+	}
+	fflush(stdout);
 }
 
 int bench_finish(void)

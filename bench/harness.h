@@ -160,6 +160,34 @@ int bench_instr_mode(void);
 int bench_ncpus(void);
 int bench_pin(int i);
 
+/* The index (for bench_pin) of the CPU the kernel numbers os_cpu, or -1
+ * when this process may not run there. */
+int bench_cpu_index(int os_cpu);
+
+/*
+ * A case that does not run here at all (a placement this machine cannot
+ * give): one line "<name>  skipped (<reason>)" and one record.
+ */
+void bench_case_skip(const char *name, const char *label, const char *why);
+
+/*
+ * Measured quantities that are not times (call-site bytes, resident bytes
+ * per object): one row per metric, with its unit, and a target when max is
+ * set: MET when value <= max and cond holds.  NaN value: skipped, with note
+ * as the reason.  The record has "kind":"metric", "value", "unit", "note".
+ */
+struct bench_metric {
+	const char *impl;
+	double value;
+	const char *unit;     /* "bytes", "bytes/object" */
+	double max;           /* > 0: the target is value <= max */
+	int cond;             /* with max: a second condition of the target */
+	const char *note;     /* printed after the row, and in the record */
+};
+
+void bench_metric_case(const char *name, const char *label,
+                       const struct bench_metric *m, size_t n);
+
 /*
  * Run fn(args[i]) on n threads, thread i pinned to CPU index cpus[i] (as in
  * bench_pin; cpus NULL: i).  All threads are released together once every
@@ -254,8 +282,8 @@ static inline void bench_spin_ok(struct bench_spin *s)
  * bench_mt_check(): every item produced was consumed exactly once, and in
  * order per producer (strictly, with strict: no gap either).
  */
-#define BENCH_MT_MAXP 2
-#define BENCH_MT_MAXC 2
+#define BENCH_MT_MAXP 32
+#define BENCH_MT_MAXC 32
 
 /* What one consumer saw, per producer. */
 struct bench_mt_seen {
@@ -284,6 +312,9 @@ struct bench_mt {
 	uint64_t (*hash)(uint32_t producer, uint64_t seq);
 	/* Words of the failure messages: "producer", "produced", "consumed". */
 	const char *who, *made, *took;
+	/* Optional: the CPU index (as in bench_pin) of each worker, producers
+	 * first, then consumers; NULL: producer i on i, consumer j on np + j. */
+	const int *cpus;
 	/* Set by bench_mt_run. */
 	const struct bench_round *round;
 	struct bench_mt_worker w[BENCH_MT_MAXP + BENCH_MT_MAXC];
@@ -295,7 +326,8 @@ struct bench_mt {
 
 /*
  * One round: producer i on CPU index i, consumer j on CPU index np + j
- * (modulo the CPUs: 1P1C on two CPUs, 2P2C one of each per CPU), prod and
+ * (modulo the CPUs: 1P1C on two CPUs, 2P2C one of each per CPU; or where
+ * m->cpus says), prod and
  * cons called with their struct bench_mt_worker.  Fills r->ns, r->items (all
  * produced) and r->retries (everyone's).  Returns 0.
  */

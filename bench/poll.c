@@ -23,13 +23,7 @@
 #include <string.h>
 
 #include "harness.h"
-
-#ifdef HAVE_FABRIC
-#include <rdma/fabric.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_eq.h>
-#include <rdma/fi_errno.h>
-#endif
+#include "peer_fabric.h"
 
 #define MAXN 1024
 
@@ -93,90 +87,6 @@ static int lfp_run(void *arg, struct bench_round *r)
 	r->ns = bench_now_ns() - t0;
 	return 0;
 }
-
-#ifdef HAVE_FABRIC
-struct fab_bench {
-	int n;
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_poll *ps;
-	struct fid_cq *cq[MAXN];
-	const char *skip;
-};
-
-static int fab_open(struct fab_bench *b)
-{
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_poll_attr pa = { 0 };
-	struct fi_cq_attr ca = { .size = 64, .format = FI_CQ_FORMAT_CONTEXT,
-	                         .wait_obj = FI_WAIT_NONE };
-	int i;
-
-	if (!hints)
-		return -1;
-	hints->fabric_attr->prov_name = strdup("udp");
-	hints->ep_attr->type = FI_EP_DGRAM;
-	hints->caps = FI_MSG;
-	if (fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, 0, hints, &b->info)) {
-		fi_freeinfo(hints);
-		return -1;
-	}
-	fi_freeinfo(hints);
-	if (fi_fabric(b->info->fabric_attr, &b->fabric, NULL))
-		return -1;
-	if (fi_domain(b->fabric, b->info, &b->domain, NULL))
-		return -2;
-	if (fi_poll_open(b->domain, &pa, &b->ps))
-		return -3;
-	for (i = 0; i < b->n; i++) {
-		if (fi_cq_open(b->domain, &ca, &b->cq[i], NULL))
-			return -4;
-		if (fi_poll_add(b->ps, &b->cq[i]->fid, 0))
-			return -5;
-	}
-	return 0;
-}
-
-static void fab_teardown(void *arg)
-{
-	struct fab_bench *b = arg;
-	int i;
-
-	for (i = 0; i < b->n; i++) {
-		if (b->cq[i]) {
-			fi_poll_del(b->ps, &b->cq[i]->fid, 0);
-			fi_close(&b->cq[i]->fid);
-		}
-	}
-	if (b->ps)
-		fi_close(&b->ps->fid);
-	if (b->domain)
-		fi_close(&b->domain->fid);
-	if (b->fabric)
-		fi_close(&b->fabric->fid);
-	if (b->info)
-		fi_freeinfo(b->info);
-	memset(b, 0, sizeof(*b));
-}
-
-static int fab_run(void *arg, struct bench_round *r)
-{
-	struct fab_bench *b = arg;
-	void *ctx[8];
-	uint64_t n = 0, t0 = bench_now_ns();
-	int k;
-
-	do {
-		for (k = 0; k < 256; k++, n++)
-			if (fi_poll(b->ps, ctx, 8) < 0)
-				return bench_fail("fi_poll");
-	} while (!bench_round_over(r, n, t0));
-	r->items = n;
-	r->ns = bench_now_ns() - t0;
-	return 0;
-}
-#endif
 
 struct pfd_bench {
 	struct lfp_pollfds set;
@@ -263,23 +173,23 @@ static void run_members(int i)
 	impls[1] = (struct bench_impl){ .name = "fi_udp_scan" };
 #ifdef HAVE_FABRIC
 	{
-		static struct fab_bench fb[4];
+		static struct fab_pollset fb[4];
 		static char why[4][64];
 		int fr;
 
 		fb[i].n = n;
-		fr = fab_open(&fb[i]);
+		fr = fab_pollset_open(&fb[i]);
 		if (fr) {
 			snprintf(why[i], sizeof(why[i]),
 			         "libfabric udp poll set: step %d failed", -fr);
 			impls[1].skip = why[i];
 		}
-		impls[1].run = fab_run;
+		impls[1].run = fab_pollset_run;
 		impls[1].arg = &fb[i];
-		impls[1].teardown = fab_teardown;
+		impls[1].teardown = fab_pollset_close;
 	}
 #else
-	impls[1].skip = "libfabric-dev missing";
+	impls[1].skip = FAB_MISSING;
 #endif
 	snprintf(names[i], sizeof(names[i]), "poll/members-%d", n);
 	run_case(names[i], "lfpoll: write 1 completion to 1 of N CQs + lfp_poll + "

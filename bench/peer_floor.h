@@ -1,0 +1,296 @@
+/*
+ * bench/peer_floor.h: the floors of the ring benchmarks, measured in the
+ * same run as the rings: what moving an event between two threads costs
+ * with no atomic read-modify-write at all (floor_spsc, floor_index), and
+ * what one uncontended compare-and-swap costs (locked_rmw_run).
+ *
+ * floor_spsc (fs) hands each event over through a flag word of its own
+ * slot, with no shared index: the floor of a single transfer.  floor_index
+ * (fi) is an index ring whose sides cache each other's index and copy
+ * bursts with one index update: the floor of a burst.  Both are one
+ * producer and one consumer only.
+ */
+#ifndef LFPOLL_BENCH_PEER_FLOOR_H
+#define LFPOLL_BENCH_PEER_FLOOR_H
+
+#include <lfpoll/ring.h>
+
+#include <stdatomic.h>
+
+#include "ring_ev.h"
+
+/*
+ * floor_spsc: each side keeps its position to itself; the only lines that
+ * cross between the CPUs are the slots'.  A slot holds the event and its
+ * flag laid out as lfpoll's ring lays out a slot of that size: when event
+ * and flag fit one line, a power of two of at most a line, flag first;
+ * otherwise the event's lines and, after them, a line starting with the
+ * flag (for 64 bytes, a 128-byte-aligned pair, the unit the adjacent-line
+ * prefetcher fetches).  There is no read-modify-write anywhere.
+ */
+static inline __attribute__((always_inline)) size_t fs_fits_line(size_t esz)
+{
+	return esz + 8 <= 64;
+}
+
+static inline __attribute__((always_inline)) size_t fs_stride(size_t esz)
+{
+	size_t s = 16;
+
+	if (!fs_fits_line(esz))
+		return ((esz + 63) & ~(size_t)63) + 64;
+	while (s < esz + 8)
+		s <<= 1;
+	return s;
+}
+
+static inline __attribute__((always_inline)) size_t fs_flag_off(size_t esz)
+{
+	return fs_fits_line(esz) ? 0 : (esz + 63) & ~(size_t)63;
+}
+
+static inline __attribute__((always_inline)) size_t fs_data_off(size_t esz)
+{
+	return fs_fits_line(esz) ? 8 : 0;
+}
+
+struct fsq {
+	unsigned char *slots;   /* read-only after create */
+	uint32_t mask;
+	uint32_t head __attribute__((aligned(128)));  /* producer's only */
+	uint32_t tail __attribute__((aligned(128)));  /* consumer's only */
+} __attribute__((aligned(128)));
+
+static inline __attribute__((always_inline))
+atomic_uint *fs_flag(struct fsq *q, uint32_t pos, size_t esz)
+{
+	return (atomic_uint *)(q->slots + (pos & q->mask) * fs_stride(esz) +
+	                       fs_flag_off(esz));
+}
+
+static inline __attribute__((always_inline))
+unsigned char *fs_data(struct fsq *q, uint32_t pos, size_t esz)
+{
+	return q->slots + (pos & q->mask) * fs_stride(esz) + fs_data_off(esz);
+}
+
+static inline void *fs_create(size_t esz)
+{
+	struct fsq *q = alloc_aligned(128, sizeof(*q));
+	uint32_t i;
+
+	if (!q)
+		return NULL;
+	q->slots = alloc_aligned(128, CAPACITY * fs_stride(esz));
+	if (!q->slots) {
+		free(q);
+		return NULL;
+	}
+	q->mask = CAPACITY - 1;
+	for (i = 0; i < CAPACITY; i++)
+		atomic_init(fs_flag(q, i, esz), 0);
+	q->head = q->tail = 0;
+	return q;
+}
+
+static inline void fs_destroy(void *p, size_t esz)
+{
+	struct fsq *q = p;
+
+	(void)esz;
+	free(q->slots);
+	free(q);
+}
+
+BENCH_TEMPLATE unsigned fs_enqn(void *p, const void *e, unsigned n, size_t esz)
+{
+	struct fsq *q = p;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		atomic_uint *full = fs_flag(q, q->head + i, esz);
+
+		/* F1: acquire pairs with F4: the consumer's copy of the
+		 * previous lap's event is complete before we overwrite it. */
+		if (atomic_load_explicit(full, memory_order_acquire))
+			break;
+		memcpy(fs_data(q, q->head + i, esz), (const char *)e + i * esz,
+		       esz);
+		/* F2: release pairs with F3: the event is written before the
+		 * consumer can see the slot full. */
+		atomic_store_explicit(full, 1, memory_order_release);
+	}
+	q->head += i;
+	return i;
+}
+
+BENCH_TEMPLATE unsigned fs_deqn(void *p, void *e, unsigned n, size_t esz)
+{
+	struct fsq *q = p;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		atomic_uint *full = fs_flag(q, q->tail + i, esz);
+
+		/* F3: acquire pairs with F2: we read the event the producer
+		 * wrote before it set the flag. */
+		if (!atomic_load_explicit(full, memory_order_acquire))
+			break;
+		memcpy((char *)e + i * esz, fs_data(q, q->tail + i, esz), esz);
+		/* F4: release pairs with F1: our copy is done before the
+		 * producer may reuse the slot. */
+		atomic_store_explicit(full, 0, memory_order_release);
+	}
+	q->tail += i;
+	return i;
+}
+
+BENCH_TEMPLATE int fs_enq(void *q, const void *e, size_t esz)
+{
+	return !fs_enqn(q, e, 1, esz);
+}
+
+BENCH_TEMPLATE int fs_deq(void *q, void *e, size_t esz)
+{
+	return !fs_deqn(q, e, 1, esz);
+}
+
+/*
+ * floor_index: shared head and tail indices and slots of the event's size,
+ * packed.  Each side writes its own index on its own line and keeps a copy
+ * of the other's there, re-reading the other's line only when its copy says
+ * full or empty; a burst moves its events with one index update, so one
+ * line crosses per burst besides the events' own.  The indices run free;
+ * head - tail (unsigned) is the fill, so all CAPACITY slots are usable.
+ */
+struct fiq {
+	unsigned char *slots;   /* read-only after create */
+	uint32_t mask;
+	atomic_uint head __attribute__((aligned(128)));  /* written by producer */
+	uint32_t tail_seen;     /* producer's copy of tail */
+	atomic_uint tail __attribute__((aligned(128)));  /* written by consumer */
+	uint32_t head_seen;     /* consumer's copy of head */
+} __attribute__((aligned(128)));
+
+static inline void *fi_create(size_t esz)
+{
+	struct fiq *q = alloc_aligned(128, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->slots = alloc_aligned(64, CAPACITY * esz);
+	if (!q->slots) {
+		free(q);
+		return NULL;
+	}
+	q->mask = CAPACITY - 1;
+	atomic_init(&q->head, 0);
+	atomic_init(&q->tail, 0);
+	q->tail_seen = q->head_seen = 0;
+	return q;
+}
+
+static inline void fi_destroy(void *p, size_t esz)
+{
+	struct fiq *q = p;
+
+	(void)esz;
+	free(q->slots);
+	free(q);
+}
+
+BENCH_TEMPLATE unsigned fi_enqn(void *p, const void *e, unsigned n, size_t esz)
+{
+	struct fiq *q = p;
+	/* Relaxed: only this producer writes head. */
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t room = CAPACITY - (head - q->tail_seen), i;
+
+	if (room < n) {
+		/* I1: acquire pairs with I4: the consumer's copies out of the
+		 * slots it freed are done before we refill them. */
+		q->tail_seen = atomic_load_explicit(&q->tail,
+		                                    memory_order_acquire);
+		room = CAPACITY - (head - q->tail_seen);
+		if (n > room)
+			n = room;
+		if (!n)
+			return 0;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(q->slots + ((head + i) & q->mask) * esz,
+		       (const char *)e + i * esz, esz);
+	/* I2: release pairs with I3: the events are written before the
+	 * consumer can see the new head. */
+	atomic_store_explicit(&q->head, head + n, memory_order_release);
+	return n;
+}
+
+BENCH_TEMPLATE unsigned fi_deqn(void *p, void *e, unsigned n, size_t esz)
+{
+	struct fiq *q = p;
+	/* Relaxed: only this consumer writes tail. */
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint32_t have = q->head_seen - tail, i;
+
+	if (have < n) {
+		/* I3: acquire pairs with I2: we read events written before
+		 * the head we see. */
+		q->head_seen = atomic_load_explicit(&q->head,
+		                                    memory_order_acquire);
+		have = q->head_seen - tail;
+		if (n > have)
+			n = have;
+		if (!n)
+			return 0;
+	}
+	for (i = 0; i < n; i++)
+		memcpy((char *)e + i * esz,
+		       q->slots + ((tail + i) & q->mask) * esz, esz);
+	/* I4: release pairs with I1: our copies are done before the
+	 * producer can see these slots free. */
+	atomic_store_explicit(&q->tail, tail + n, memory_order_release);
+	return n;
+}
+
+BENCH_TEMPLATE int fi_enq(void *q, const void *e, size_t esz)
+{
+	return !fi_enqn(q, e, 1, esz);
+}
+
+BENCH_TEMPLATE int fi_deq(void *q, void *e, size_t esz)
+{
+	return !fi_deqn(q, e, 1, esz);
+}
+
+/*
+ * ring/locked-rmw: one uncontended compare-and-swap on a private cache line,
+ * through the same atomic layer as lfpoll's ring.  Any MPMC queue must make
+ * at least one atomic read-modify-write in every single enqueue and dequeue
+ * (the producers, and the consumers, agree on a position), so this is a
+ * floor under each side of ring/1p1c on this machine.
+ */
+static __attribute__((unused)) int locked_rmw_run(void *arg,
+                                                  struct bench_round *r)
+{
+	static uint64_t word __attribute__((aligned(64)));
+	uint64_t n = 0, t0, e;
+	int k;
+
+	(void)arg;
+	word = e = 0;
+	t0 = bench_now_ns();
+	do {
+		for (k = 0; k < 256; k++, n++, e++)
+			if (!lfp__cas_u64(&word, &e, e + 1))
+				return bench_fail("CAS failed at %llu",
+				                  (unsigned long long)n);
+	} while (!bench_round_over(r, n, t0));
+	r->ns = bench_now_ns() - t0;
+	r->items = n;
+	return word == n ? 0 : bench_fail("%llu CASes, word %llu",
+	                                  (unsigned long long)n,
+	                                  (unsigned long long)word);
+}
+
+#endif /* LFPOLL_BENCH_PEER_FLOOR_H */
