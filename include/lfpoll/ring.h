@@ -62,10 +62,9 @@ struct lfp_ring {
 	size_t slot_size;
 	uint32_t len_mask;           /* metadata bits that hold the length */
 	uint32_t mode;               /* LFP__RING_* */
-	uint32_t wstride;            /* from one slot word to the next */
 	uint32_t owns_mem;           /* the memory is lfp__zalloc's */
 	char lfp__pad0[LFP_CACHELINE_PAIR - 4 * sizeof(void *) - sizeof(uint64_t) -
-	               2 * sizeof(size_t) - 4 * sizeof(uint32_t)];
+	               2 * sizeof(size_t) - 3 * sizeof(uint32_t)];
 	/* Producers only: next position to claim. */
 	uint64_t head;
 	uint64_t tail_seen;          /* index ring: the producer's copy of tail */
@@ -89,7 +88,6 @@ struct lfp__ring_geo {
 	uint32_t *meta;
 	uint64_t mask;
 	size_t stride;
-	size_t wstride;
 	uint32_t len_mask;
 	uint32_t mode;
 };
@@ -114,7 +112,6 @@ LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
 	g.meta = r->meta;
 	g.mask = r->mask;
 	g.stride = r->stride;
-	g.wstride = r->wstride;
 	g.len_mask = r->len_mask;
 	g.mode = r->mode;
 	return g;
@@ -141,18 +138,16 @@ LFP_INLINE unsigned lfp__ring_mode(uint64_t flags)
  * Per-slot ring: each slot is a word and a payload.  When they fit one
  * line, the slot is their size rounded up to a power of two (16 to 64),
  * word first, so a stride-aligned slot never crosses a line.  A larger
- * payload starts its slot on a line boundary and the word follows it, when
- * the word fits in the payload's last line; when it would take a line of
- * its own (payloads of 57 to 64 bytes, 121 to 128, ...), the words move to
- * an array of their own after the payloads, 8 bytes apart, so that each
- * payload is exactly its lines and the words of a burst share lines.
+ * payload starts its slot on a line boundary, the word follows it, and the
+ * stride is whole lines.  (Words packed in an array of their own, for
+ * payloads of whole lines, halved the lines a burst moves but made single
+ * entries across cores 26% slower: docs/design.md, "Ring layout".)
  *
  * Index ring: payloads packed at a multiple of 8 bytes, then the metadata
  * array, 4 bytes an entry.
  */
 struct lfp__ring_shape {
-	size_t stride;                  /* payload to payload */
-	size_t wstride;                 /* word to word (per-slot ring) */
+	size_t stride;                  /* slot to slot */
 	size_t data_off, word_off, meta_off;
 	size_t bytes;                   /* the memory it needs */
 };
@@ -177,21 +172,14 @@ LFP_INLINE void lfp__ring_shape(size_t capacity, size_t slot_size, unsigned mode
 	if (need <= LFP_CACHELINE) {
 		while (s < need)
 			s <<= 1;
-		sh->stride = sh->wstride = s;
+		sh->stride = s;
 		sh->data_off = LFP__RING_HDR;
 		sh->bytes = capacity * s;
 		return;
 	}
-	if (LFP__LINE_UP(body + LFP__RING_HDR) == LFP__LINE_UP(slot_size)) {
-		sh->stride = sh->wstride = LFP__LINE_UP(body + LFP__RING_HDR);
-		sh->word_off = body;
-		sh->bytes = capacity * sh->stride;
-		return;
-	}
-	sh->stride = LFP__LINE_UP(slot_size);
-	sh->wstride = LFP__RING_HDR;
-	sh->word_off = capacity * sh->stride;
-	sh->bytes = sh->word_off + capacity * LFP__RING_HDR;
+	sh->stride = LFP__LINE_UP(body + LFP__RING_HDR);
+	sh->word_off = body;
+	sh->bytes = capacity * sh->stride;
 }
 
 LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
@@ -254,7 +242,6 @@ LFP_INLINE void lfp__ring_setup(struct lfp_ring *r, void *mem, size_t capacity,
 	r->slots = (unsigned char *)mem;
 	r->mask = capacity - 1;
 	r->stride = sh.stride;
-	r->wstride = (uint32_t)sh.wstride;
 	r->words = r->slots + sh.word_off;
 	r->data = r->slots + sh.data_off;
 	r->len_mask = UINT32_MAX;
@@ -281,7 +268,7 @@ LFP_INLINE int lfp_ring_init_flags(struct lfp_ring *r, void *mem, size_t capacit
 	 * is published to other threads by whatever hands them the pointer.
 	 * An index ring's metadata is written before it is read. */
 	if (r->mode != LFP__RING_INDEX) {
-		stride = r->wstride;
+		stride = r->stride;
 		for (i = 0; i < capacity; i++)
 			*(uint64_t *)(void *)(r->words + i * stride) = 0;
 	}

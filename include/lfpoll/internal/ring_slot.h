@@ -66,7 +66,7 @@ LFP_FORCE_INLINE int32_t lfp__slot_dif(uint64_t word, uint64_t want)
 LFP_FORCE_INLINE uint64_t *lfp__slot_wordp(const struct lfp__ring_geo *g,
                                            uint64_t pos)
 {
-	return (uint64_t *)(void *)(g->words + (size_t)(pos & g->mask) * g->wstride);
+	return (uint64_t *)(void *)(g->words + (size_t)(pos & g->mask) * g->stride);
 }
 
 /*
