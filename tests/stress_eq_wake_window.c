@@ -1,6 +1,6 @@
 /*
  * lfpoll FD wait object: the window between a producer's eventfd write and
- * its bookkeeping of the signal state (signal.h, lfp__signal_post).
+ * its bookkeeping of the signal state (internal/wait_fd.h, lfp__wait_fd_post).
  *
  * lfp_trywait must clear the object's notification before it re-checks
  * (docs/contract.md, "Trywait"), so that a thread that then blocks on the fd sleeps
@@ -14,7 +14,7 @@
  *   - lfp_eq_sread with a 20 ms timeout sleeps in poll(2) a handful of
  *     times, not thousands (a spin that lasts as long as the producer is
  *     descheduled).
- * The producer's write(2) and signal.h's poll(2) are routed through wrappers
+ * The producer's write(2) and the FD kind's poll(2) are routed through wrappers
  * here (the two #defines around the include) to hold the producer and to
  * count the sleeps; nothing else changes.  Counts only: no timing threshold.
  */
@@ -257,9 +257,9 @@ int main(void)
 
 	CHECK(ok(&a) && ok(&b), "an FD wait object stayed readable after "
 	      "lfp_trywait returned 0 on an empty EQ, while another thread was "
-	      "held inside the signal protocol (signal.h lfp__signal_post / "
-	      "lfp__signal_clear): waiters spin in poll(2) instead of sleeping, "
-	      "and lfp_eq_sread overruns its timeout (lfp__signal_sleep reports "
+	      "held inside the signal protocol (wait_fd.h lfp__wait_fd_post / "
+	      "lfp__wait_fd_drain): waiters spin in poll(2) instead of sleeping, "
+	      "and lfp_eq_sread overruns its timeout (lfp__wait_fd_sleep reports "
 	      "-ETIMEDOUT only when poll(2) returns 0), for as long as that "
 	      "thread is descheduled");
 	printf("stress_eq_wake_window: PASS%s\n", stress_tsan() ? " [tsan]" : "");

@@ -505,8 +505,8 @@ static void *c_waiter_main(void *arg)
 			      atomic_load(&ph->written) >= r ? "was" : "was not yet");
 			if (atomic_load(&ph->written) >= r)
 				break;
-			if (lfp__cq_fid_ready(&ph->cq->fid) > 0 ||
-			    lfp__eq_fid_ready(&ph->eq->fid) > 0) {
+			if (lfp__obj_ready(&ph->cq->fid) > 0 ||
+			    lfp__obj_ready(&ph->eq->fid) > 0) {
 				/* The write landed; the producer has not said so
 				 * yet.  A real wake. */
 				wait_at_least(&ph->written, r, &ph->deadline);

@@ -490,7 +490,7 @@ Test(wait, thousand_members_one_ready_mutex_cond) { many_members(LFP_WAIT_MUTEX_
 
 /*
  * Two posts of the set's eventfd overlap around a drain.  The interleaving
- * is emulated step by step through signal.h's internals (one thread cannot
+ * is emulated step by step through the FD kind's internals (one thread cannot
  * produce it otherwise):
  *   post A (a producer's fire) has announced itself and not written yet;
  *   post B (another fire, or a waiter's restore) announces and writes;
@@ -516,7 +516,7 @@ Test(wait, trywait_clears_a_post_that_landed_after_a_drain)
 	cr_assert(!fd_readable(fd, 0));
 
 	(void)lfp__faa_u32(&ws->sig.state, LFP__PENDING_ONE);   /* A: announced */
-	lfp__signal_post(&ws->sig);                             /* B: whole */
+	lfp__wait_fd_post(&ws->sig);                            /* B: whole */
 	cr_assert_eq(lfp_trywait(&f, 1), 0);                    /* drains B */
 	cr_assert(!fd_readable(fd, 0));
 	cr_assert_eq(write(ws->sig.efd, &one, sizeof(one)), (ssize_t)sizeof(one)); /* A lands */

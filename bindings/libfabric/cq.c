@@ -36,7 +36,7 @@ static ssize_t pcq_readfrom(struct fid_cq *fid, void *buf, size_t count,
 	struct lfp_fid *lf = &cq->lfp->fid;
 
 	if (count == 0)
-		return lf->ops->ready(lf) > 0 ? 0 : -FI_EAGAIN;
+		return lfp_binding_ready(lf) > 0 ? 0 : -FI_EAGAIN;
 	/* fi_addr_t and lfp_addr_t are both uint64_t (layout.c). */
 	return lfp_cq_readfrom(cq->lfp, buf, count, src_addr);
 }

@@ -5,14 +5,16 @@
  * libfabric fid (struct fid_eq, fid_cq, ...) and the lfpoll object it
  * wraps, so a call on the fid is one call on the lfpoll object.  Objects
  * are recognised by their fi_ops table, which they all share: a fid whose
- * ops are not the provider's is never cast.  Only the public lfpoll API is
- * used (<lfpoll/lfpoll.h>).
+ * ops are not the provider's is never cast.  Only the public lfpoll API
+ * (<lfpoll/lfpoll.h>) and the binding interface (<lfpoll/binding.h>) are
+ * used.
  */
 #ifndef LFPOLL_FI_PROV_H
 #define LFPOLL_FI_PROV_H
 
 /* First: lfpoll's header sets the POSIX feature level its calls need. */
 #include <lfpoll/lfpoll.h>
+#include <lfpoll/binding.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>

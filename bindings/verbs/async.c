@@ -151,9 +151,8 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 		free(a);
 		return -ENOMEM;
 	}
-	/* It joins no set: no member. */
-	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops,
-	                 NULL, 0);
+	/* It joins no set: no member handle. */
+	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops);
 	a->ctx = ctx;
 	a->eq = eq;
 	a->eqfd = eq_fd(eq);

@@ -271,7 +271,7 @@ int lfp_verbs__join_set(struct vcq *v)
 	int ret;
 
 	pthread_mutex_lock(&memb_lock);
-	ret = lfp_binding_join(v->wait_set, &v->member);
+	ret = lfp_binding_join(v->wait_set, v->member);
 	if (ret)
 		unregister_locked(v, 1);
 	pthread_mutex_unlock(&memb_lock);
@@ -288,7 +288,7 @@ void lfp_verbs__unregister(struct vcq *v, int failed)
 {
 	pthread_mutex_lock(&memb_lock);
 	if (!failed && v->wait_set)
-		lfp_binding_leave(v->wait_set, &v->member);
+		lfp_binding_leave(v->wait_set, v->member);
 	unregister_locked(v, failed);
 	pthread_mutex_unlock(&memb_lock);
 }

@@ -189,9 +189,9 @@ static int vcq_control(struct lfp_fid *fid, int command, void *arg)
 	return 0;
 }
 
-static struct lfp__poll_link *vcq_poll_link(struct lfp_fid *fid)
+static struct lfp_poll_link *vcq_poll_link(struct lfp_fid *fid)
 {
-	return lfp_binding_poll_link(&to_vcq(fid)->member);
+	return lfp_binding_poll_link(to_vcq(fid)->member);
 }
 
 static int vcq_close_fid(struct lfp_fid *fid)

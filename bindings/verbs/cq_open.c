@@ -33,6 +33,7 @@ static int cq_attr(enum vcq_kind kind, const struct lfp_verbs_cq_attr *attr,
 static void vcq_free(struct vcq *v)
 {
 	lfp_verbs__mirror_close(v);
+	lfp_binding_member_close(v->member);
 	pthread_mutex_destroy(&v->lock);
 	free(v->stash);
 	free(v);
@@ -58,14 +59,15 @@ static struct vcq *vcq_new(const struct vcq_src *src,
 	if (src->kind != VCQ_EVENTS)
 		v->stash = calloc(STASH, v->esz);
 	if ((src->kind != VCQ_EVENTS && !v->stash) ||
-	    pthread_mutex_init(&v->lock, NULL)) {
-		free(v->stash);
-		free(v);
-		return NULL;
-	}
-	/* Filled by the device: no producer pushes its poll link (sticky). */
+	    pthread_mutex_init(&v->lock, NULL))
+		goto fail;
 	lfp_binding_init(&v->pub.fid, kind_class[src->kind], context,
-	                 &lfp_verbs__cq_ops, &v->member, 1);
+	                 &lfp_verbs__cq_ops);
+	/* Filled by the device: no producer pushes its poll link (sticky). */
+	if (lfp_binding_member_open(&v->pub.fid, 1, &v->member)) {
+		pthread_mutex_destroy(&v->lock);
+		goto fail;
+	}
 	v->cq = src->cq;
 	v->cqx = src->cqx;
 	v->wc_flags = src->wc_flags;
@@ -80,6 +82,10 @@ static struct vcq *vcq_new(const struct vcq_src *src,
 	v->evfd = v->epfd = -1;
 	v->armed = 1; /* before it is published and armed: see vcq_step */
 	return v;
+fail:
+	free(v->stash);
+	free(v);
+	return NULL;
 }
 
 /* Every open, with cancellation off (an arm may write a command fd). */
@@ -188,7 +194,7 @@ static int vcq_close(struct vcq *v)
 {
 	int busy;
 
-	if (lfp_binding_in_poll_set(&v->member))
+	if (lfp_binding_in_poll_set(v->member))
 		return -EBUSY;
 	pthread_mutex_lock(&v->lock);
 	busy = guard_busy(&v->callers);

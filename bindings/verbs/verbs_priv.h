@@ -72,7 +72,7 @@ struct vcq {
 	int solicited_only;
 	enum lfp_wait_obj wait_obj;
 	struct lfp_wait *wait_set;
-	struct lfp_binding_member member; /* wait sets and poll sets */
+	struct lfp_binding_member *member; /* wait sets and poll sets */
 	pthread_mutex_t lock;
 	unsigned char *stash;      /* STASH entries of esz bytes */
 	unsigned stash_head, stash_len;

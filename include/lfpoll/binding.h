@@ -1,20 +1,26 @@
 /*
  * lfpoll binding interface: what a compiled binding (a library that turns
  * some other event source, such as libibverbs, into lfpoll objects) may use
- * besides the public API.  bindings/verbs uses nothing else; lfp_binding(3)
- * (docs/man/lfp_binding.3.md) describes the rules.
+ * besides the public API.  bindings/verbs and bindings/libfabric use
+ * nothing else; lfp_binding(3) (docs/man/lfp_binding.3.md) describes the
+ * rules.  A binding holds lfpoll's private parts only through handles:
+ * nothing here is a layout it must know.
  *
  *   ABI       lfpoll is headers only, so a binding library and the program
  *             that links it may have been built with different headers.
  *             Every object records the LFP_ABI_VERSION that built it;
  *             lfp_binding_check refuses one whose layout the binding does
  *             not know (-EPROTO) instead of misreading it.
- *   members   a binding object embeds a struct lfp_binding_member and
- *             points its fid ops at it: lfp_binding_join/leave put it in a
- *             wait set, lfp_binding_poll_link gives poll sets its link.
+ *   objects   lfp_binding_init fills a binding object's fid; its ops are
+ *             the binding's own.
+ *   members   lfp_binding_member_open gives an object a member handle:
+ *             lfp_binding_join/leave put it in a wait set,
+ *             lfp_binding_poll_link gives poll sets its link.
  *   notify    lfp_binding_notify wakes a wait set's waiters after the
  *             binding found new work for a member (P2-P4 of the wait
  *             protocol: design.md section 2).
+ *   probe     lfp_binding_ready: whether an object holds work, as sets see
+ *             it.
  *   EQs       lfp_binding_eq_attach makes lfp_eq_close -EBUSY while the
  *             binding writes to the EQ, and names the binding's provider
  *             errors in lfp_eq_strerror.
@@ -25,16 +31,11 @@
 #include "eq.h"
 #include "wait.h"
 #include "poll.h"
+#include "internal/binding_member.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What a binding object embeds to join wait sets and poll sets. */
-struct lfp_binding_member {
-	struct lfp__wait_member wait;
-	struct lfp__poll_link poll;
-};
 
 /*
  * 0 when fid was built with the same LFP_ABI_VERSION as the caller (the
@@ -47,38 +48,54 @@ LFP_INLINE int lfp_binding_check(const struct lfp_fid *fid)
 	return fid->abi == LFP_ABI_VERSION ? 0 : -EPROTO;
 }
 
-/*
- * Set up a binding object's fid (class, context, ops, ABI) and its member
- * (m NULL: the object joins no set).  sticky: the object's work arrives
- * with no producer to push its poll link (a device fills it), so poll sets
- * check it on every lfp_poll.
- */
+/* Set up a binding object's fid: class (from LFP_CLASS_BINDING up),
+ * context, ops, ABI. */
 LFP_INLINE void lfp_binding_init(struct lfp_fid *fid, uint32_t fclass,
-                                 void *context, const struct lfp_fid_ops *ops,
-                                 struct lfp_binding_member *m, int sticky)
+                                 void *context, const struct lfp_fid_ops *ops)
 {
 	fid->fclass = fclass;
 	fid->abi = LFP_ABI_VERSION;
 	fid->context = context;
 	fid->ops = ops;
+}
+
+/*
+ * A member handle for the object of fid, which may then join a wait set
+ * and a poll set: 0 with the handle in *mp, -EINVAL, or -ENOMEM.  sticky:
+ * the object's work arrives with no producer to push its poll link (a
+ * device fills it), so poll sets check it on every lfp_poll.
+ */
+LFP_INLINE int lfp_binding_member_open(struct lfp_fid *fid, int sticky,
+                                       struct lfp_binding_member **mp)
+{
+	struct lfp_binding_member *m;
+
+	if (!fid || !mp)
+		return -EINVAL;
+	m = (struct lfp_binding_member *)calloc(1, sizeof(*m));
 	if (!m)
-		return;
-	memset(m, 0, sizeof(*m));
-	m->poll.fid = fid;
-	m->poll.sticky = sticky ? 1 : 0;
+		return -ENOMEM;
+	lfp__poll_link_init(&m->poll, fid, sticky);
+	*mp = m;
+	return 0;
+}
+
+/* Free a member handle, once its object is in no set. */
+LFP_INLINE void lfp_binding_member_close(struct lfp_binding_member *m)
+{
+	free(m);
 }
 
 /* For the fid ops' poll_link. */
-LFP_INLINE struct lfp__poll_link *lfp_binding_poll_link(struct lfp_binding_member *m)
+LFP_INLINE struct lfp_poll_link *lfp_binding_poll_link(struct lfp_binding_member *m)
 {
 	return &m->poll;
 }
 
-/* Whether the object is in a poll set (close must then be -EBUSY).
- * Acquire: pairs with lfp_poll_del's D1, so a close after a del sees it. */
+/* Whether the object is in a poll set (close must then be -EBUSY). */
 LFP_INLINE int lfp_binding_in_poll_set(struct lfp_binding_member *m)
 {
-	return lfp__ld_acq_ptr((void *const *)&m->poll.stack) != NULL;
+	return lfp__poll_link_in_set(&m->poll);
 }
 
 /* Join ws for the object's life: 0, -EINVAL, or -EPROTO (lfp_binding_check). */
@@ -86,24 +103,40 @@ LFP_INLINE int lfp_binding_join(struct lfp_wait *ws, struct lfp_binding_member *
 {
 	int ret;
 
-	if (!ws || !m->poll.fid)
+	if (!ws || !m)
 		return -EINVAL;
 	ret = lfp_binding_check(&ws->fid);
 	if (ret)
 		return ret;
-	lfp__set_core_bind(&ws->core, &m->wait, m->poll.fid);
+	if (!lfp__wait_set_of(ws))
+		return -EINVAL;
+	lfp__set_core_bind(lfp__wait_set_of(ws)->core, &m->wait, m->poll.fid);
 	return 0;
 }
 
 LFP_INLINE void lfp_binding_leave(struct lfp_wait *ws, struct lfp_binding_member *m)
 {
-	lfp__set_core_unbind(&ws->core, &m->wait);
+	lfp__set_core_unbind(lfp__wait_set_of(ws)->core, &m->wait);
 }
 
 /* After the binding published work for a member of ws: wake ws's waiters. */
 LFP_INLINE void lfp_binding_notify(struct lfp_wait *ws)
 {
-	lfp__signal_notify(lfp__wait_signal(ws));
+	lfp__waitable_notify(lfp__wait_set_of(ws));
+}
+
+/*
+ * Whether a queue-like object (an EQ, a CQ, a binding's queue) holds work,
+ * as wait sets and poll sets see it: 1 or 0; -ENOSYS for an object without
+ * that state (a counter, a set); -EINVAL for NULL.
+ */
+LFP_INLINE int lfp_binding_ready(struct lfp_fid *fid)
+{
+	if (!fid || !fid->ops)
+		return -EINVAL;
+	if (!fid->ops->ready)
+		return -ENOSYS;
+	return fid->ops->ready(fid) > 0;
 }
 
 /*

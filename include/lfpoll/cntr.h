@@ -12,7 +12,7 @@
 #define LFPOLL_CNTR_H
 
 #include "common.h"
-#include "internal/member.h"
+#include "internal/object.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +34,7 @@ struct lfp_cntr_attr {
 struct lfp_cntr {
 	struct lfp_fid fid;
 	struct lfp__waitable w;
-	struct lfp__poll_link link;
+	struct lfp_poll_link link;
 	uint64_t trywait_seen;        /* events when trywait last reported */
 	char lfp__pad0[LFP_CACHELINE_PAIR];
 	/* Written by the completion side; one line pair of their own. */
@@ -52,11 +52,6 @@ LFP_INLINE uint64_t lfp__cntr_events(struct lfp_fid *fid)
 	return lfp__ld_acq_u64(&((struct lfp_cntr *)(void *)fid)->events);
 }
 
-LFP_INLINE struct lfp__poll_link *lfp__cntr_poll_link(struct lfp_fid *fid)
-{
-	return &((struct lfp_cntr *)(void *)fid)->link;
-}
-
 /* trywait's re-check: the counter has work when its events moved since
  * the last trywait that reported them. */
 LFP_INLINE int lfp__cntr_ready(void *arg)
@@ -70,30 +65,20 @@ LFP_INLINE int lfp__cntr_ready(void *arg)
 LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
-	int ret = lfp__waitable_trywait(&c->w, lfp__cntr_ready, c);
+	int ret = lfp__obj_trywait(fid);
 
 	/* Blocking is safe once the caller has seen every event so far: the
 	 * trywait itself marks them seen, so -EAGAIN reports new ones once. */
-	if (ret == -EAGAIN && !c->w.wait_set)
+	if (ret == -EAGAIN && !c->w.set)
 		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events)); /* as above */
 	return ret;
 }
 
-LFP_INLINE int lfp__cntr_control(struct lfp_fid *fid, int command, void *arg)
-{
-	return lfp__waitable_control(&((struct lfp_cntr *)(void *)fid)->w, command, arg);
-}
-
-LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c);
-
-LFP_INLINE int lfp__cntr_close_fid(struct lfp_fid *fid)
-{
-	return lfp_cntr_close((struct lfp_cntr *)(void *)fid);
-}
-
-static const struct lfp_fid_ops lfp__cntr_ops = {
-	lfp__cntr_close_fid, lfp__cntr_control, lfp__cntr_trywait, NULL,
-	lfp__cntr_events, lfp__cntr_poll_link
+static const struct lfp__class lfp__cntr_class = {
+	{ lfp__obj_close, lfp__obj_control, lfp__cntr_trywait, NULL, lfp__cntr_events,
+	  lfp__obj_poll_link },
+	LFP_CLASS_CNTR, offsetof(struct lfp_cntr, w), offsetof(struct lfp_cntr, link),
+	lfp__cntr_ready, NULL, free /* a counter holds nothing else */
 };
 
 /* attr NULL: wait object NONE.  -EINVAL for flags, events other than
@@ -103,7 +88,6 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 {
 	struct lfp_cntr_attr a;
 	struct lfp_cntr *c;
-	void *p;
 	int ret;
 
 	if (!cp)
@@ -115,36 +99,20 @@ LFP_INLINE int lfp_cntr_open(const struct lfp_cntr_attr *attr,
 	if (a.flags || a.events != LFP_CNTR_EVENTS_COMP ||
 	    lfp__waitable_check(a.wait_obj, a.wait_set))
 		return -EINVAL;
-	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*c)))
+	c = (struct lfp_cntr *)lfp__obj_new(&lfp__cntr_class, sizeof(*c), context);
+	if (!c)
 		return -ENOMEM;
-	c = (struct lfp_cntr *)p;
-	memset(c, 0, sizeof(*c));
-	c->fid.fclass = LFP_CLASS_CNTR;
-	c->fid.abi = LFP_ABI_VERSION;
-	c->fid.context = context;
-	c->fid.ops = &lfp__cntr_ops;
-	c->link.fid = &c->fid;
-	ret = lfp__waitable_open(&c->w, &c->own, a.wait_obj, a.wait_set, &c->fid);
-	if (ret) {
-		free(c);
-		return ret;
-	}
-	*cp = c;
-	return 0;
+	lfp__poll_link_init(&c->link, &c->fid, 0);
+	ret = lfp__obj_open_wait(&c->fid, &c->own, a.wait_obj, a.wait_set);
+	if (!ret)
+		*cp = c;
+	return ret;
 }
 
 /* -EBUSY while in a poll set. */
 LFP_INLINE int lfp_cntr_close(struct lfp_cntr *c)
 {
-	if (!c)
-		return -EINVAL;
-	/* Acquire: pairs with lfp_poll_del's D1 (an RMW), so a close after
-	 * a del in another thread sees the link out of the set. */
-	if (lfp__ld_acq_ptr((void *const *)&c->link.stack))
-		return -EBUSY;
-	lfp__waitable_close(&c->w, &c->own);
-	free(c);
-	return 0;
+	return c ? lfp__obj_close(&c->fid) : -EINVAL;
 }
 
 /*
@@ -210,8 +178,7 @@ LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c, int err, int set, uint64_t v)
 	ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
 	lfp__st_rlx_u64(&c->link.seen, ev);
 	lfp__st_rlx_u64(&c->w.member.seen, ev);
-	if (c->w.sig)
-		lfp__signal_notify(c->w.sig);
+	lfp__waitable_notify(&c->w);
 	return 0;
 }
 

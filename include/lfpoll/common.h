@@ -113,7 +113,7 @@ LFP_INLINE ssize_t lfp__failed(ssize_t r)
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 4
+#define LFP_ABI_VERSION 5
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */
@@ -175,7 +175,9 @@ struct lfp_wait_pollfd {
 };
 
 struct lfp_fid;
-struct lfp__poll_link;
+/* A poll set's hold on an object: opaque (a binding gets its objects' from
+ * lfp_binding_poll_link, binding.h). */
+struct lfp_poll_link;
 
 /*
  * What every object class provides.  Bindings fill one of these to add a
@@ -196,7 +198,7 @@ struct lfp_fid_ops {
 	int (*trywait)(struct lfp_fid *fid);
 	int (*ready)(struct lfp_fid *fid);
 	uint64_t (*events)(struct lfp_fid *fid);
-	struct lfp__poll_link *(*poll_link)(struct lfp_fid *fid);
+	struct lfp_poll_link *(*poll_link)(struct lfp_fid *fid);
 };
 
 struct lfp_fid {
@@ -209,6 +211,28 @@ struct lfp_fid {
 	 * three fields keep compiling. */
 	uint32_t abi;
 };
+
+/*
+ * Whether a member of a set has something to report, as both kinds of set
+ * see it: a queue-like object while its ready op says so; an event-like one
+ * when its events moved since *seen, the set's last look, which moves
+ * *seen on only when consume is set.
+ */
+LFP_INLINE int lfp__fid_work(struct lfp_fid *fid, uint64_t *seen, int consume)
+{
+	uint64_t ev;
+
+	if (!fid->ops->events)
+		return fid->ops->ready && fid->ops->ready(fid) > 0;
+	/* Relaxed: seen is also reset by a counter's add/set; a lost race
+	 * there only costs a false positive. */
+	ev = fid->ops->events(fid);
+	if (ev == lfp__ld_rlx_u64(seen))
+		return 0;
+	if (consume)
+		lfp__st_rlx_u64(seen, ev);
+	return 1;
+}
 
 /*
  * How every control op begins: -EINVAL without arg; LFP_GETWAITOBJ answered

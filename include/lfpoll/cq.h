@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "ring.h"
-#include "internal/member.h"
+#include "internal/object.h"
 #include "internal/errq.h"
 
 #ifdef __cplusplus
@@ -108,7 +108,7 @@ struct lfp_cq {
 	 * for; 64-bit, so neither wraps in practice. */
 	uint64_t signals;
 	uint64_t signals_seen;
-	struct lfp__poll_link link;
+	struct lfp_poll_link link;
 	struct lfp__signal own;
 };
 
@@ -131,38 +131,20 @@ LFP_INLINE int lfp__cq_ready(void *arg)
 	return lfp__ring_ready(&cq->entries) || lfp__errq_ready(&cq->errq);
 }
 
-LFP_INLINE int lfp__cq_fid_ready(struct lfp_fid *fid)
+LFP_INLINE void lfp__cq_fini(void *obj)
 {
-	return lfp__cq_ready(fid);
+	struct lfp_cq *cq = (struct lfp_cq *)obj;
+
+	lfp__errq_fini(&cq->errq);
+	lfp__ring_free_mem(&cq->entries);
+	free(cq);
 }
 
-LFP_INLINE int lfp__cq_trywait(struct lfp_fid *fid)
-{
-	struct lfp_cq *cq = (struct lfp_cq *)(void *)fid;
-
-	return lfp__waitable_trywait(&cq->w, lfp__cq_ready, cq);
-}
-
-LFP_INLINE int lfp__cq_control(struct lfp_fid *fid, int command, void *arg)
-{
-	return lfp__waitable_control(&((struct lfp_cq *)(void *)fid)->w, command, arg);
-}
-
-LFP_INLINE struct lfp__poll_link *lfp__cq_poll_link(struct lfp_fid *fid)
-{
-	return &((struct lfp_cq *)(void *)fid)->link;
-}
-
-LFP_INLINE int lfp_cq_close(struct lfp_cq *cq);
-
-LFP_INLINE int lfp__cq_close_fid(struct lfp_fid *fid)
-{
-	return lfp_cq_close((struct lfp_cq *)(void *)fid);
-}
-
-static const struct lfp_fid_ops lfp__cq_ops = {
-	lfp__cq_close_fid, lfp__cq_control, lfp__cq_trywait, lfp__cq_fid_ready,
-	NULL, lfp__cq_poll_link
+static const struct lfp__class lfp__cq_class = {
+	{ lfp__obj_close, lfp__obj_control, lfp__obj_trywait, lfp__obj_ready, NULL,
+	  lfp__obj_poll_link },
+	LFP_CLASS_CQ, offsetof(struct lfp_cq, w), offsetof(struct lfp_cq, link),
+	lfp__cq_ready, NULL, lfp__cq_fini
 };
 
 /*
@@ -175,7 +157,6 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	struct lfp_cq_attr a;
 	struct lfp_cq *cq;
 	size_t cap, esz, bytes;
-	void *p;
 	int ret;
 
 	if (!cqp)
@@ -197,10 +178,9 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	                               a.flags & LFP__RING_FLAGS);
 	if (!bytes)
 		return -EINVAL;
-	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*cq)))
+	cq = (struct lfp_cq *)lfp__obj_new(&lfp__cq_class, sizeof(*cq), context);
+	if (!cq)
 		return -ENOMEM;
-	cq = (struct lfp_cq *)p;
-	memset(cq, 0, sizeof(*cq));
 	if (lfp__ring_alloc(&cq->entries, cap, esz + sizeof(lfp_addr_t),
 	                    a.flags & LFP__RING_FLAGS)) {
 		free(cq);
@@ -208,26 +188,18 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	}
 	ret = lfp__errq_init(&cq->errq, cap < LFP_CQ_ERR_CAPACITY ? cap : LFP_CQ_ERR_CAPACITY,
 	                     sizeof(struct lfp_cq_err_entry), LFP_CQ_ERR_DATA_MAX);
-	if (ret)
-		goto fail_ring;
-	cq->fid.fclass = LFP_CLASS_CQ;
-	cq->fid.abi = LFP_ABI_VERSION;
-	cq->fid.context = context;
-	cq->fid.ops = &lfp__cq_ops;
+	if (ret) {
+		lfp__ring_free_mem(&cq->entries);
+		free(cq);
+		return ret;
+	}
 	cq->format = a.format;
 	cq->wait_cond = a.wait_cond;
 	cq->entry_size = esz;
-	cq->link.fid = &cq->fid;
-	ret = lfp__waitable_open(&cq->w, &cq->own, a.wait_obj, a.wait_set, &cq->fid);
-	if (ret)
-		goto fail_errq;
-	*cqp = cq;
-	return 0;
-fail_errq:
-	lfp__errq_fini(&cq->errq);
-fail_ring:
-	lfp__ring_free_mem(&cq->entries);
-	free(cq);
+	lfp__poll_link_init(&cq->link, &cq->fid, 0);
+	ret = lfp__obj_open_wait(&cq->fid, &cq->own, a.wait_obj, a.wait_set);
+	if (!ret)
+		*cqp = cq;
 	return ret;
 }
 
@@ -237,16 +209,7 @@ fail_ring:
  */
 LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 {
-	if (!cq)
-		return -EINVAL;
-	/* Acquire: pairs with lfp_poll_del's D1, as in lfp_cntr_close. */
-	if (lfp__ld_acq_ptr((void *const *)&cq->link.stack))
-		return -EBUSY;
-	lfp__waitable_close(&cq->w, &cq->own);
-	lfp__errq_fini(&cq->errq);
-	lfp__ring_free_mem(&cq->entries);
-	free(cq);
-	return 0;
+	return cq ? lfp__obj_close(&cq->fid) : -EINVAL;
 }
 
 /*
@@ -634,15 +597,14 @@ LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
 	if (!cq)
 		return -EINVAL;
 	(void)lfp__faa_u64(&cq->signals, 1); /* full barrier: also P2 */
-	if (cq->w.sig)
-		lfp__signal_notify(cq->w.sig);
+	lfp__waitable_notify(&cq->w);
 	return 0;
 }
 
 #ifdef LFP_STATS
 LFP_INLINE uint64_t lfp__cq_stat_signals(struct lfp_cq *cq)
 {
-	return cq->w.sig ? lfp__ld_rlx_u64(&cq->w.sig->stat_signals) : 0;
+	return lfp__waitable_stat_signals(&cq->w);
 }
 #endif
 

@@ -14,7 +14,7 @@
 
 #include "common.h"
 #include "ring.h"
-#include "internal/member.h"
+#include "internal/object.h"
 #include "internal/errq.h"
 
 #ifdef __cplusplus
@@ -110,40 +110,33 @@ LFP_INLINE int lfp__eq_ready(void *arg)
 	       (lfp__ld_acq_u32(&eq->overrun) && lfp__eq_drained(eq));
 }
 
-LFP_INLINE int lfp__eq_fid_ready(struct lfp_fid *fid)
+/* Close is -EBUSY while a binding holds the EQ.  Acquire: pairs with the
+ * RMWs of lfp_binding_eq_attach/detach. */
+LFP_INLINE int lfp__eq_busy(void *obj)
 {
-	return lfp__eq_ready(fid);
+	return lfp__ld_acq_u32(&((struct lfp_eq *)obj)->bind_refs) != 0;
 }
-
-LFP_INLINE int lfp__eq_trywait(struct lfp_fid *fid)
-{
-	struct lfp_eq *eq = (struct lfp_eq *)(void *)fid;
-
-	return lfp__waitable_trywait(&eq->w, lfp__eq_ready, eq);
-}
-
-LFP_INLINE int lfp__eq_control(struct lfp_fid *fid, int command, void *arg)
-{
-	return lfp__waitable_control(&((struct lfp_eq *)(void *)fid)->w, command, arg);
-}
-
-LFP_INLINE int lfp_eq_close(struct lfp_eq *eq);
-
-LFP_INLINE int lfp__eq_close_fid(struct lfp_fid *fid)
-{
-	return lfp_eq_close((struct lfp_eq *)(void *)fid);
-}
-
-static const struct lfp_fid_ops lfp__eq_ops = {
-	lfp__eq_close_fid, lfp__eq_control, lfp__eq_trywait, lfp__eq_fid_ready,
-	NULL, NULL /* an EQ cannot join a poll set */
-};
 
 LFP_INLINE void lfp__eq_free(struct lfp_eq *eq)
 {
 	lfp__ring_free_mem(&eq->events);
 	free(eq);
 }
+
+LFP_INLINE void lfp__eq_fini(void *obj)
+{
+	struct lfp_eq *eq = (struct lfp_eq *)obj;
+
+	lfp__errq_fini(&eq->errq);
+	lfp__eq_free(eq);
+}
+
+static const struct lfp__class lfp__eq_class = {
+	{ lfp__obj_close, lfp__obj_control, lfp__obj_trywait, lfp__obj_ready, NULL,
+	  NULL /* an EQ cannot join a poll set */ },
+	LFP_CLASS_EQ, offsetof(struct lfp_eq, w), 0, lfp__eq_ready, lfp__eq_busy,
+	lfp__eq_fini
+};
 
 /*
  * Open an event queue.  attr NULL: defaults (wait object NONE, 1024 events
@@ -156,7 +149,6 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	struct lfp_eq_attr a;
 	struct lfp_eq *eq;
 	size_t cap, ecap, esz, rmem;
-	void *p;
 	int ret;
 
 	if (!eqp)
@@ -176,10 +168,9 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 	if (!rmem || !lfp__errq_memsize(ecap, sizeof(struct lfp_eq_err_entry), esz))
 		return -EINVAL;
 
-	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*eq)))
+	eq = (struct lfp_eq *)lfp__obj_new(&lfp__eq_class, sizeof(*eq), context);
+	if (!eq)
 		return -ENOMEM;
-	eq = (struct lfp_eq *)p;
-	memset(eq, 0, sizeof(*eq));
 	if (lfp__ring_alloc(&eq->events, cap, esz, a.flags & LFP__RING_FLAGS)) {
 		free(eq);
 		return -ENOMEM;
@@ -190,20 +181,11 @@ LFP_INLINE int lfp_eq_open(const struct lfp_eq_attr *attr, struct lfp_eq **eqp,
 		lfp__eq_free(eq);
 		return ret;
 	}
-	eq->fid.fclass = LFP_CLASS_EQ;
-	eq->fid.abi = LFP_ABI_VERSION;
-	eq->fid.context = context;
-	eq->fid.ops = &lfp__eq_ops;
 	eq->flags = a.flags;
 	eq->entry_size = esz;
-	ret = lfp__waitable_open(&eq->w, &eq->own, a.wait_obj, a.wait_set, &eq->fid);
-	if (ret)
-		goto fail;
-	*eqp = eq;
-	return 0;
-fail:
-	lfp__errq_fini(&eq->errq);
-	lfp__eq_free(eq);
+	ret = lfp__obj_open_wait(&eq->fid, &eq->own, a.wait_obj, a.wait_set);
+	if (!ret)
+		*eqp = eq;
 	return ret;
 }
 
@@ -213,15 +195,7 @@ fail:
  */
 LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 {
-	if (!eq)
-		return -EINVAL;
-	/* Acquire: pairs with the RMWs of lfp_binding_eq_attach/detach. */
-	if (lfp__ld_acq_u32(&eq->bind_refs))
-		return -EBUSY;
-	lfp__waitable_close(&eq->w, &eq->own);
-	lfp__errq_fini(&eq->errq);
-	lfp__eq_free(eq);
-	return 0;
+	return eq ? lfp__obj_close(&eq->fid) : -EINVAL;
 }
 
 /* The fatal overrun: flag it and wake waiters so they see -LFP_EAVAIL. */
@@ -233,8 +207,7 @@ LFP_SLOW ssize_t lfp__eq_full(struct lfp_eq *eq)
 	 * writer's re-check in lfp_eq_write), and readers see it before they
 	 * decide the EQ is drained (lfp__eq_drained). */
 	(void)lfp__xchg_u32(&eq->overrun, 1);
-	if (eq->w.sig)
-		lfp__signal_notify(eq->w.sig);
+	lfp__waitable_notify(&eq->w);
 	return -LFP_EOVERRUN;
 }
 
@@ -247,8 +220,7 @@ LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq, uint64_t pos)
 	lfp__ring_publish(&g, pos, LFP__EQ_VOID);
 	lfp__ring_commit_prod(&eq->events, &g, pos, 1);
 	lfp__side_leave(&eq->events, 1);
-	if (eq->w.sig)
-		lfp__signal_notify(eq->w.sig);
+	lfp__waitable_notify(&eq->w);
 	return -LFP_EOVERRUN;
 }
 
@@ -295,8 +267,7 @@ LFP_FORCE_INLINE ssize_t lfp__eq_write_on(struct lfp_eq *eq,
 	lfp__ring_put(g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
 	lfp__ring_commit_prod(&eq->events, g, pos, 1);
 	lfp__side_leave(&eq->events, 1);
-	if (eq->w.sig)
-		lfp__signal_notify(eq->w.sig);
+	lfp__waitable_notify(&eq->w);
 	return (ssize_t)len;
 }
 
@@ -340,8 +311,7 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 		return lfp__eq_write_void(eq, pos);
 	lfp__copy_racy_in(lfp__ring_data(&g, pos), buf, len);
 	lfp__slot_publish(&g, pos, LFP__EQ_META(event, len)); /* P1 */
-	if (eq->w.sig)
-		lfp__signal_notify(eq->w.sig);
+	lfp__waitable_notify(&eq->w);
 	return (ssize_t)len;
 }
 
@@ -374,8 +344,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 		return lfp__eq_full(eq);
 	/* Queued, or (-LFP_EOVERRUN) a void entry in its place: either way
 	 * readers have something new to look at. */
-	if (eq->w.sig)
-		lfp__signal_notify(eq->w.sig);
+	lfp__waitable_notify(&eq->w);
 	return ret ? ret : (ssize_t)sizeof(*err);
 }
 
@@ -611,10 +580,9 @@ LFP_INLINE const char *lfp_eq_strerror(struct lfp_eq *eq, int prov_errno,
 }
 
 #ifdef LFP_STATS
-/* Producer-side system calls (signals sent) on the EQ's wait object. */
 LFP_INLINE uint64_t lfp__eq_stat_signals(struct lfp_eq *eq)
 {
-	return eq->w.sig ? lfp__ld_rlx_u64(&eq->w.sig->stat_signals) : 0;
+	return lfp__waitable_stat_signals(&eq->w);
 }
 #endif
 

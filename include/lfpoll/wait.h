@@ -4,19 +4,24 @@
  * (lfp_wait_add_fd, e.g. verbs completion channels).
  *
  * Members signal the set's lfp__signal with the protocol of signal.h, so
- * producers make no system call while nobody waits on the set.
+ * producers make no system call while nobody waits on the set.  The set's
+ * wait object is one of the kinds of internal/wait_kinds.h:
  *   FD       one fd for the whole set (an epoll fd over the set's eventfd and
  *            the external fds), usable in select, poll and epoll.
  *   POLLFD   the same fds as a change_index-tracked pollfd array (pollfd.h).
  *   MUTEX_COND, YIELD, UNSPEC (= FD).  MUTEX_COND takes no external fds.
- * Membership changes take a mutex; producers never do.
+ * What the set does with external fds follows from its kind: a kind with an
+ * fd of its own watches them through an epoll fd beside that fd; a kind
+ * whose waiters poll (LFP__KIND_POLLS) polls them in its re-check; any
+ * other kind cannot take them.  Membership changes take a mutex; producers
+ * never do (internal/wait_member.h).
  */
 #ifndef LFPOLL_WAIT_H
 #define LFPOLL_WAIT_H
 
 #include "common.h"
 #include "pollfd.h"
-#include "internal/member.h"
+#include "internal/object.h"
 
 #include <sys/epoll.h>
 
@@ -32,21 +37,23 @@ struct lfp_wait_attr {
 struct lfp_wait {
 	struct lfp_fid fid;           /* first: members reach it through a cast */
 	struct lfp__signal sig;
-	struct lfp__set_core core;    /* &sig, the members, the lock */
-	enum lfp_wait_obj wait_obj;   /* FD, POLLFD, MUTEX_COND or YIELD */
-	int epfd;                     /* FD, POLLFD: epoll over eventfd + fds */
+	struct lfp__set_core core;    /* the members, the lock */
+	struct lfp__waitable w;       /* &sig and &core, the set's kind */
+	int epfd;                     /* a kind with an fd: epoll over it + fds */
 	size_t nfds;                  /* external fds, under core.lock */
-	struct lfp_pollfds pollfds;   /* the set's eventfd (FD/POLLFD) + external fds */
-	struct pollfd *scratch;       /* YIELD: external fds polled by lfp_wait */
+	struct lfp_pollfds pollfds;   /* the set's own fd (if any) + external fds */
+	struct pollfd *scratch;       /* LFP__KIND_POLLS: external fds polled */
 	size_t scratch_cap;
 };
 
-LFP_INLINE struct lfp__signal *lfp__wait_signal(struct lfp_wait *ws)
+/* Whether the set's waiters poll its sources (YIELD) instead of sleeping. */
+LFP_INLINE int lfp__wait_polls(const struct lfp_wait *ws)
 {
-	return &ws->sig;
+	return (ws->sig.kind->flags & LFP__KIND_POLLS) != 0;
 }
 
-/* YIELD sets: whether an external fd is ready; called with the lock held. */
+/* Sets that poll: whether an external fd is ready; called with the lock
+ * held. */
 LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 {
 	struct lfp_wait_pollfd w;
@@ -68,68 +75,80 @@ LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 LFP_INLINE int lfp__wait_ready(void *arg)
 {
 	struct lfp_wait *ws = (struct lfp_wait *)arg;
-	struct lfp__wait_member *m;
-	int ready = 0;
-
-	uint64_t ev;
+	int ready;
 
 	pthread_mutex_lock(&ws->core.lock);
-	for (m = ws->core.head.next; m != &ws->core.head && !ready; m = m->next) {
-		if (m->fid->ops->events) {
-			/* Reported once per change.  Relaxed: seen is also
-			 * reset by a counter's add/set; a lost race there
-			 * only costs a false positive. */
-			ev = m->fid->ops->events(m->fid);
-			ready = ev != lfp__ld_rlx_u64(&m->seen);
-			lfp__st_rlx_u64(&m->seen, ev);
-		} else {
-			ready = m->fid->ops->ready && m->fid->ops->ready(m->fid) > 0;
-		}
-	}
-	if (!ready && ws->wait_obj == LFP_WAIT_YIELD)
+	ready = lfp__set_core_ready_locked(&ws->core);
+	if (!ready && lfp__wait_polls(ws))
 		ready = lfp__wait_fds_ready(ws);
 	pthread_mutex_unlock(&ws->core.lock);
 	return ready;
 }
 
-LFP_INLINE int lfp__wait_trywait(struct lfp_wait *ws)
-{
-	return lfp__signal_trywait(&ws->sig, lfp__wait_ready, ws);
-}
-
-LFP_INLINE int lfp__wait_trywait_fid(struct lfp_fid *fid)
-{
-	return lfp__wait_trywait((struct lfp_wait *)(void *)fid);
-}
-
+/* LFP_GETWAIT on a set may answer with its array of fds (POLLFD). */
 LFP_INLINE int lfp__wait_control(struct lfp_fid *fid, int command, void *arg)
 {
 	struct lfp_wait *ws = (struct lfp_wait *)(void *)fid;
+
+	return lfp__waitable_control(&ws->w, &ws->pollfds, command, arg);
+}
+
+/* -EBUSY while objects or external fds are members. */
+LFP_INLINE int lfp__wait_busy(void *obj)
+{
+	struct lfp_wait *ws = (struct lfp_wait *)obj;
+	size_t busy;
+
+	pthread_mutex_lock(&ws->core.lock);
+	busy = ws->core.nmembers + ws->nfds;
+	pthread_mutex_unlock(&ws->core.lock);
+	return busy != 0;
+}
+
+/* What open made besides the signal (closed with the wait side). */
+LFP_INLINE void lfp__wait_fini(void *obj)
+{
+	struct lfp_wait *ws = (struct lfp_wait *)obj;
+
+	if (ws->epfd >= 0)
+		lfp__close_nocancel(ws->epfd);
+	lfp__set_core_fini(&ws->core);
+	lfp_pollfds_fini(&ws->pollfds);
+	free(ws->scratch);
+	free(ws);
+}
+
+static const struct lfp__class lfp__wait_class = {
+	{ lfp__obj_close, lfp__wait_control, lfp__obj_trywait, NULL, NULL, NULL },
+	LFP_CLASS_WAIT, offsetof(struct lfp_wait, w), 0, lfp__wait_ready,
+	lfp__wait_busy, lfp__wait_fini
+};
+
+/*
+ * A kind with an fd of its own: an epoll fd over it, in which external fds
+ * join it, and the fd first in the set's array of fds.  Waiters sleep on
+ * the epoll fd: the own fd or any external fd wakes them.  They all test
+ * lfp__wait_ready, so they may share the own fd's drain (signal.h).
+ */
+LFP_INLINE int lfp__wait_open_epoll(struct lfp_wait *ws)
+{
+	struct epoll_event ev;
 	int ret;
 
-	if (arg && command == LFP__GETCORE) { /* a member joining (member.h) */
-		*(struct lfp__set_core **)arg = &ws->core;
-		return 0;
-	}
-	ret = lfp__control_begin(ws->wait_obj, command, arg);
-	if (ret != 1)
+	ws->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ws->epfd < 0)
+		return lfp__neg_errno();
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = ws->sig.efd;
+	if (epoll_ctl(ws->epfd, EPOLL_CTL_ADD, ws->sig.efd, &ev))
+		return lfp__neg_errno();
+	ret = lfp_pollfds_add(&ws->pollfds, ws->sig.efd, POLLIN, ws);
+	if (ret)
 		return ret;
-	if (ws->wait_obj == LFP_WAIT_POLLFD)
-		return lfp_pollfds_get(&ws->pollfds, (struct lfp_wait_pollfd *)arg);
-	return lfp__signal_getwait(&ws->sig, command, arg);
+	lfp__signal_sleep_on_fd(&ws->sig, ws->epfd);
+	return 0;
 }
-
-LFP_INLINE int lfp_wait_close(struct lfp_wait *ws);
-
-LFP_INLINE int lfp__wait_close_fid(struct lfp_fid *fid)
-{
-	return lfp_wait_close((struct lfp_wait *)(void *)fid);
-}
-
-static const struct lfp_fid_ops lfp__wait_ops = {
-	lfp__wait_close_fid, lfp__wait_control, lfp__wait_trywait_fid, NULL,
-	NULL, NULL
-};
 
 /*
  * Open a wait set.  attr NULL or wait_obj UNSPEC: FD.  NONE and SET are
@@ -138,10 +157,8 @@ static const struct lfp_fid_ops lfp__wait_ops = {
 LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
                              struct lfp_wait **wsp)
 {
+	const struct lfp__wait_kind *k;
 	struct lfp_wait *ws;
-	struct epoll_event ev;
-	enum lfp_wait_obj obj = attr ? attr->wait_obj : LFP_WAIT_UNSPEC;
-	void *p;
 	int ret;
 
 	if (!wsp)
@@ -149,64 +166,39 @@ LFP_INLINE int lfp_wait_open(const struct lfp_wait_attr *attr,
 	*wsp = NULL; /* written on every path (see lfp__neg_errno) */
 	if (attr && attr->flags)
 		return -EINVAL;
-	if (obj == LFP_WAIT_UNSPEC)
-		obj = LFP__WAIT_UNSPEC_IS;
-	if (obj != LFP_WAIT_FD && obj != LFP_WAIT_POLLFD &&
-	    obj != LFP_WAIT_MUTEX_COND && obj != LFP_WAIT_YIELD)
+	k = lfp__wait_kind_of(attr ? attr->wait_obj : LFP_WAIT_UNSPEC);
+	if (!k)
 		return -EINVAL;
-	if (posix_memalign(&p, LFP_CACHELINE_PAIR, sizeof(*ws)))
+	ws = (struct lfp_wait *)lfp__obj_new(&lfp__wait_class, sizeof(*ws), NULL);
+	if (!ws)
 		return -ENOMEM;
-	ws = (struct lfp_wait *)p;
-	memset(ws, 0, sizeof(*ws));
 	ws->epfd = -1;
-	ws->fid.fclass = LFP_CLASS_WAIT;
-	ws->fid.abi = LFP_ABI_VERSION;
-	ws->fid.ops = &lfp__wait_ops;
-	ws->wait_obj = obj;
-	ws->core.head.next = ws->core.head.prev = &ws->core.head;
-	ws->core.sig = &ws->sig;
-	ret = lfp__signal_init(&ws->sig, obj == LFP_WAIT_POLLFD ? LFP_WAIT_FD : obj);
-	if (ret)
-		goto fail_free;
+	ret = lfp__signal_init(&ws->sig, k);
+	if (ret) {
+		free(ws);
+		return ret;
+	}
 	ret = lfp_pollfds_init(&ws->pollfds);
 	if (ret)
 		goto fail_sig;
-	if (pthread_mutex_init(&ws->core.lock, NULL)) {
-		ret = -ENOMEM;
+	ret = lfp__set_core_init(&ws->core);
+	if (ret)
 		goto fail_pollfds;
-	}
-	if (ws->sig.wait_obj == LFP_WAIT_FD) {
-		ws->epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (ws->epfd < 0) {
-			ret = lfp__neg_errno();
-			goto fail_lock;
+	lfp__waitable_own(&ws->w, &ws->sig, &ws->core);
+	if (ws->sig.efd >= 0) {
+		ret = lfp__wait_open_epoll(ws);
+		if (ret) {
+			lfp__signal_fini(&ws->sig);
+			lfp__wait_fini(ws);
+			return ret;
 		}
-		memset(&ev, 0, sizeof(ev));
-		ev.events = EPOLLIN;
-		ev.data.fd = ws->sig.efd;
-		if (epoll_ctl(ws->epfd, EPOLL_CTL_ADD, ws->sig.efd, &ev)) {
-			ret = lfp__neg_errno();
-			goto fail_ep;
-		}
-		ret = lfp_pollfds_add(&ws->pollfds, ws->sig.efd, POLLIN, ws);
-		if (ret)
-			goto fail_ep;
-		/* Waiters sleep on the epoll fd: the eventfd or any external
-		 * fd wakes them.  They all test lfp__wait_ready, so they may
-		 * share the eventfd's drain (signal.h). */
-		lfp__signal_sleep_on_fd(&ws->sig, ws->epfd);
 	}
 	*wsp = ws;
 	return 0;
-fail_ep:
-	lfp__close_nocancel(ws->epfd);
-fail_lock:
-	pthread_mutex_destroy(&ws->core.lock);
 fail_pollfds:
 	lfp_pollfds_fini(&ws->pollfds);
 fail_sig:
 	lfp__signal_fini(&ws->sig);
-fail_free:
 	free(ws);
 	return ret;
 }
@@ -214,23 +206,7 @@ fail_free:
 /* -EBUSY while objects or external fds are members. */
 LFP_INLINE int lfp_wait_close(struct lfp_wait *ws)
 {
-	size_t busy;
-
-	if (!ws)
-		return -EINVAL;
-	pthread_mutex_lock(&ws->core.lock);
-	busy = ws->core.nmembers + ws->nfds;
-	pthread_mutex_unlock(&ws->core.lock);
-	if (busy)
-		return -EBUSY;
-	if (ws->epfd >= 0)
-		lfp__close_nocancel(ws->epfd);
-	pthread_mutex_destroy(&ws->core.lock);
-	lfp_pollfds_fini(&ws->pollfds);
-	lfp__signal_fini(&ws->sig);
-	free(ws->scratch);
-	free(ws);
-	return 0;
+	return ws ? lfp__obj_close(&ws->fid) : -EINVAL;
 }
 
 /*
@@ -246,7 +222,8 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	struct pollfd *s;
 	int ret;
 
-	if (!ws || fd < 0 || ws->wait_obj == LFP_WAIT_MUTEX_COND)
+	/* A set watches fds through its own fd's epoll, or polls them. */
+	if (!ws || fd < 0 || (ws->sig.efd < 0 && !lfp__wait_polls(ws)))
 		return -EINVAL;
 	pthread_mutex_lock(&ws->core.lock);
 	/* Everything that can fail first: a failed add leaves the pollfd
@@ -326,10 +303,10 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 	for (;;) {
 		if (lfp__wait_ready(ws))
 			return 0;
-		/* No spin when the check is a system call (YIELD with fds).
+		/* No spin when the check is a system call (polling fds).
 		 * nfds is read under the lock that add_fd/del_fd hold. */
 		pthread_mutex_lock(&ws->core.lock);
-		spin = ws->nfds && ws->wait_obj == LFP_WAIT_YIELD ? 0 : LFP_SPIN_COUNT;
+		spin = ws->nfds && lfp__wait_polls(ws) ? 0 : LFP_SPIN_COUNT;
 		pthread_mutex_unlock(&ws->core.lock);
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
 		                            spin, &woke);
@@ -339,8 +316,9 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 			return ret;
 		/* 0: the check found work (and, for a counter, consumed its
 		 * change: return now or it is lost).  1: woke from the native
-		 * object; YIELD "wakes" after every yield, so it checks again. */
-		if (ret == 0 || ws->wait_obj != LFP_WAIT_YIELD)
+		 * object; a set that polls "wakes" after every yield, so it
+		 * checks again. */
+		if (ret == 0 || !lfp__wait_polls(ws))
 			return 0;
 		if (timeout == 0)
 			return -ETIMEDOUT;

@@ -1,13 +1,16 @@
 /*
  * The layout a compiled binding relies on, pinned to LFP_ABI_VERSION.
  *
- * A binding library (bindings/verbs) is built once with lfpoll's headers;
- * programs that link it may be built with other ones.  Objects carry the
- * LFP_ABI_VERSION of the headers that built them and the binding refuses
- * others (lfp_binding_check).  That only works if the version moves every
- * time a layout the binding touches moves: this file fails to compile when
- * a size or an offset below changes and LFP_ABI_VERSION did not.  Then bump
- * LFP_ABI_VERSION in common.h and record the new figures here under it.
+ * A binding library (bindings/verbs, bindings/libfabric) is built once
+ * with lfpoll's headers; programs that link it may be built with other
+ * ones.  Objects carry the LFP_ABI_VERSION of the headers that built them
+ * and the binding refuses others (lfp_binding_check).  The binding's
+ * source names none of the private structs below (binding.h hands it
+ * handles), but the inline calls it is built with read them.  So the
+ * version must move every time a layout that code touches moves: this
+ * file fails to compile when a size or an offset below changes and
+ * LFP_ABI_VERSION did not.  Then bump LFP_ABI_VERSION in common.h and
+ * record the new figures here under it.
  *
  * The figures are for x86-64 with glibc (pthread_mutex_t is 40 bytes);
  * elsewhere only the version is checked.  tests/compile.mk builds it.
@@ -18,30 +21,41 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-/* Version 4: the ring's slot words say "free" with 0 (the lap base in the
- * sequence), and the ring has modes; an object built by version 3 headers
- * would be misread even where the sizes below did not move. */
-#  if LFP_ABI_VERSION == 4
+/* Version 5: a signal names its wait object kind by a pointer to the kind's
+ * table (struct lfp__wait_kind), and every lfpoll object's fid ops begin a
+ * struct lfp__class, through which a wait set hands a joining member its
+ * core; a binding's member is a handle lfpoll allocates, no longer a struct
+ * the binding embeds.  (Version 4: the ring's slot words say "free" with
+ * 0, and the ring has modes.) */
+#  if LFP_ABI_VERSION == 5
 LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
 LAYOUT(offsetof(struct lfp_fid, abi) == 24);
 LAYOUT(sizeof(struct lfp_fid_ops) == 48);
-LAYOUT(sizeof(struct lfp_eq) == 1216);
+LAYOUT(sizeof(struct lfp_eq) == 1224);
 LAYOUT(offsetof(struct lfp_eq, entry_size) == 944);
 LAYOUT(offsetof(struct lfp_eq, prov_strerror) == 952);
 LAYOUT(offsetof(struct lfp_eq, bind_refs) == 964);
-LAYOUT(sizeof(struct lfp_wait) == 472);
+LAYOUT(sizeof(struct lfp_wait) == 536);
 LAYOUT(offsetof(struct lfp_wait, sig) == 32);
-LAYOUT(offsetof(struct lfp_wait, core) == 280);
-LAYOUT(offsetof(struct lfp_wait, nfds) == 376);
-LAYOUT(sizeof(struct lfp__set_core) == 88);
-LAYOUT(sizeof(struct lfp__signal) == 248);
+LAYOUT(offsetof(struct lfp_wait, core) == 288);
+LAYOUT(offsetof(struct lfp_wait, w) == 368);
+LAYOUT(offsetof(struct lfp_wait, nfds) == 440);
+LAYOUT(sizeof(struct lfp__class) == 96);
+LAYOUT(offsetof(struct lfp__class, waitable) == 56);
+LAYOUT(sizeof(struct lfp__waitable) == 64);
+LAYOUT(offsetof(struct lfp__waitable, core) == 8);
+LAYOUT(sizeof(struct lfp__set_core) == 80);
+LAYOUT(sizeof(struct lfp__signal) == 256);
+LAYOUT(offsetof(struct lfp__signal, kind) == 128);
+LAYOUT(sizeof(struct lfp__wait_kind) == 64);
+LAYOUT(offsetof(struct lfp__wait_kind, wake) == 32);
 LAYOUT(sizeof(struct lfp__wait_member) == 32);
-LAYOUT(sizeof(struct lfp__poll_link) == 40);
-LAYOUT(offsetof(struct lfp__poll_link, stack) == 0);
-LAYOUT(offsetof(struct lfp__poll_link, queued) == 32);
-LAYOUT(offsetof(struct lfp__poll_link, sticky) == 36);
+LAYOUT(sizeof(struct lfp_poll_link) == 40);
+LAYOUT(offsetof(struct lfp_poll_link, stack) == 0);
+LAYOUT(offsetof(struct lfp_poll_link, queued) == 32);
+LAYOUT(offsetof(struct lfp_poll_link, sticky) == 36);
 LAYOUT(sizeof(struct lfp_binding_member) == 72);
 LAYOUT(sizeof(struct lfp_poll) == 224);
 LAYOUT(offsetof(struct lfp_poll, ready) == 32);

@@ -723,9 +723,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	M.fd = -1;
 	if (M.obj == LFP_WAIT_FD) {
 		CHECK_EQ(lfp_control(&EQ->fid, LFP_GETWAIT, &M.fd), 0, "LFP_GETWAIT");
-	} else if (WS && WS->wait_obj == LFP_WAIT_FD) {
+	} else if (WS && WS->w.wait_obj == LFP_WAIT_FD) {
 		CHECK_EQ(lfp_control(&WS->fid, LFP_GETWAIT, &M.fd), 0, "LFP_GETWAIT (set)");
-	} else if (WS && WS->wait_obj == LFP_WAIT_POLLFD) {
+	} else if (WS && WS->w.wait_obj == LFP_WAIT_POLLFD) {
 		struct pollfd p;
 		struct lfp_wait_pollfd w = { 0, 1, &p };
 

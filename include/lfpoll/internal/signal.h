@@ -1,26 +1,36 @@
 /*
  * lfpoll internal: the wait/wake primitive behind every wait object, and the
- * trywait protocol.  Do not include directly.  docs/design.md holds the proof; the labels P1..P4 and
- * W1..W4 below are the ones it uses.
+ * trywait protocol.  Do not include directly.  docs/design.md holds the
+ * proof; the labels P1..P4 and W1..W4 below are the ones it uses.
  *
- * One word, state, holds two armed bits and, above them, PENDING (FD only:
- * eventfd posts announced and not yet drained).
+ * This file is the protocol, the same for every kind of wait object.  What
+ * a kind adds (its native object: how a waiter outside lfpoll's blocking
+ * calls sleeps on it and how a producer wakes that waiter) is a struct
+ * lfp__wait_kind, one per file (internal/wait_fd.h, wait_mutex_cond.h,
+ * wait_yield.h, wait_pollfd.h), listed in internal/wait_kinds.h.  The
+ * protocol calls a kind only on its slow paths: a producer's P4, which runs
+ * only when a waiter is armed, and a waiter's drain and sleep.
  *
- *   ARMED       a waiter on the eventfd (trywait before the application's
- *               own poll, or lfp_wait on a wait set) needs the next event
- *               to post the eventfd.
+ * One word, state, holds two armed bits and, above them, PENDING (native
+ * objects that are posted, such as FD's eventfd: posts announced and not
+ * yet drained).
+ *
+ *   ARMED       a waiter on the kind's native object (trywait before the
+ *               application's own poll, or lfp_wait on a wait set) needs
+ *               the next event to post it.
  *   ARMED_COND  a waiter sleeps on the condition variable: lfp_eq_sread,
- *               lfp_cq_sread and lfp_cntr_wait on an object with its own FD
- *               or MUTEX_COND wait object, and every MUTEX_COND waiter.
+ *               lfp_cq_sread and lfp_cntr_wait on an object with its own
+ *               wait object, and every MUTEX_COND waiter.
  *
  *   producer                              waiter
- *   P1 publish the event (release)        W1 eventfd waiters: drain the fd
+ *   P1 publish the event (release)        W1 clear the native object (drain)
  *   P2 full barrier                       W2 set its armed bit (RMW), barrier
  *   P3 load state                         W3 re-check its condition
  *   P4 if armed: clear both bits (RMW);   W4 if it does not hold: sleep on
- *      post the eventfd and/or bump          the eventfd (poll), or on the
- *      the condition's sequence and          condition until its sequence
- *      broadcast, per the bits cleared       moves
+ *      post the native object and/or         the native object, or on the
+ *      bump the condition's sequence         condition until its sequence
+ *      and broadcast, per the bits           moves
+ *      cleared
  *
  * P2 and W2 form a store-buffering (Dekker) pair: either the producer sees
  * the waiter's bit at P3 and signals, or the waiter's re-check at W3 sees
@@ -32,20 +42,14 @@
  * Waiters with different conditions.  A condition-variable wake is a
  * broadcast that nobody consumes: every sleeper whose sequence snapshot is
  * older wakes, re-checks its own condition (a threshold, a signal count)
- * and sleeps again if it does not hold.  The eventfd is different: W1
- * drains it, so one waiter's drain can take the wake another needed.  That
- * is safe only because every waiter that drains a given eventfd tests the
- * same condition (an object's trywait readiness; a wait set's "any member
- * ready"): a drainer that finds work puts the post back for the others
- * (restore), and one that finds none leaves nothing that any other waiter
- * could be owed.  This is why the blocking calls with thresholds never
- * sleep on the eventfd.
- *
- * The eventfd stays readable from a post until a trywait drains it, so every
- * thread polling it wakes (poll is level-triggered).  A post adds to PENDING
- * before it writes the eventfd and a drain subtracts what it read, so the
- * eventfd counter never exceeds PENDING: W1 makes no system call when
- * PENDING is 0.
+ * and sleeps again if it does not hold.  A native object that is posted is
+ * different: W1 drains it, so one waiter's drain can take the wake another
+ * needed.  That is safe only because every waiter that drains a given
+ * native object tests the same condition (an object's trywait readiness; a
+ * wait set's "any member ready"): a drainer that finds work puts the post
+ * back for the others (restore), and one that finds none leaves nothing
+ * that any other waiter could be owed.  This is why the blocking calls with
+ * thresholds never sleep on the native object.
  */
 #ifndef LFPOLL_INTERNAL_SIGNAL_H
 #define LFPOLL_INTERNAL_SIGNAL_H
@@ -53,9 +57,7 @@
 #include "../common.h"
 #include "time.h"
 
-#include <sched.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +68,7 @@ extern "C" {
 #define LFP__ARMED_COND_BIT 1u
 #define LFP__ARMED_COND     (1u << LFP__ARMED_COND_BIT)
 #define LFP__ARMED_ANY      (LFP__ARMED | LFP__ARMED_COND)
-/* The rest of state counts eventfd posts announced and not yet drained. */
+/* The rest of state counts posts announced and not yet drained. */
 #define LFP__PENDING_ONE    (1u << 2)
 #define LFP__PENDING        (~LFP__ARMED_ANY)
 
@@ -110,26 +112,66 @@ LFP_INLINE void lfp__close_nocancel(int fd)
 #  define LFP_SPIN_COUNT 128
 #endif
 
+struct lfp__signal;
+struct lfp_pollfds;
+
 /*
- * The wait object UNSPEC resolves to: FD, because it also serves the
- * application's own poll/epoll loop through LFP_GETWAIT, and its blocking
- * round trip is within the noise of MUTEX_COND's on this class of machine
- * (see docs/performance.md).
+ * A kind of wait object: its native object, the one a waiter outside
+ * lfpoll's blocking calls sleeps on.  Every op is filled (the shared
+ * lfp__wait_none_* where a kind has nothing to do); the protocol calls them
+ * only on slow paths.
+ *
+ *   obj          the kind's enum value: what LFP_GETWAITOBJ answers.
+ *   flags        LFP__KIND_POLLS: waiters poll the sources; nobody arms,
+ *                so no producer ever wakes anyone (YIELD).
+ *                LFP__KIND_SET_ONLY: only a wait set may be opened with it.
+ *   trywait_bit  what trywait arms (W2): LFP__ARMED_BIT when its waiter
+ *                sleeps on a native object that is posted, else
+ *                LFP__ARMED_COND_BIT (the native object is the condition).
+ *   init, fini   set up and release the native object: fill efd and
+ *                sleep_fd (a kind with an fd) and set cond_sleep with
+ *                lfp__signal_cond_init (a kind with a condition variable).
+ *   wake         P4 for the waiters armed with LFP__ARMED: post the native
+ *                object, announcing the post in PENDING first.  Also the
+ *                restore of a drained post.
+ *   drain        W1: take a post back (subtracting it from PENDING); 1 when
+ *                one was taken.  Called only when PENDING is not 0 or the
+ *                caller's last sleep ended on a readable fd.
+ *   sleep        W4 for a waiter that does not sleep on the condition:
+ *                0 (go and re-check), 1 (woke on a readable native object:
+ *                the next W1 must drain it), or -errno (-ETIMEDOUT at the
+ *                deadline).  The caller loops, so a spurious 0 is allowed.
+ *   getwait      LFP_GETWAIT's answer into arg; fds is a wait set's array
+ *                of fds (its own fd first), NULL for a queue.
  */
-#define LFP__WAIT_UNSPEC_IS LFP_WAIT_FD
+struct lfp__wait_kind {
+	enum lfp_wait_obj obj;
+	unsigned flags;
+	unsigned trywait_bit;
+	int (*init)(struct lfp__signal *s);
+	void (*fini)(struct lfp__signal *s);
+	void (*wake)(struct lfp__signal *s);
+	int (*drain)(struct lfp__signal *s);
+	int (*sleep)(struct lfp__signal *s, int64_t deadline);
+	int (*getwait)(struct lfp__signal *s, struct lfp_pollfds *fds, void *arg);
+};
+
+#define LFP__KIND_POLLS    1u
+#define LFP__KIND_SET_ONLY 2u
 
 struct lfp__signal {
 	/* Written by waiters (W2) and by the signalling producer (P4);
 	 * read by every producer (P3).  Alone on its line pair. */
 	uint32_t state;
 	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(uint32_t)];
-	enum lfp_wait_obj wait_obj;     /* FD, MUTEX_COND or YIELD */
-	int efd;                        /* FD: the eventfd */
-	int sleep_fd;                   /* FD: what waiters poll (efd, or a set's epoll fd) */
+	const struct lfp__wait_kind *kind;
+	int efd;                        /* the kind's own fd (FD: its eventfd), or -1 */
+	int sleep_fd;                   /* what W4 polls: efd, or a set's epoll fd; or -1 */
 	/* Whether the blocking calls sleep on the condition variable (an own
-	 * FD or MUTEX_COND object) rather than on sleep_fd (a wait set). */
+	 * FD or MUTEX_COND object) rather than through the kind's sleep (a
+	 * wait set with an fd; YIELD). */
 	int cond_sleep;
-	pthread_mutex_t mutex;          /* FD and MUTEX_COND */
+	pthread_mutex_t mutex;          /* kinds with a condition variable */
 	pthread_cond_t cond;
 	uint64_t cond_seq;              /* bumped under mutex by each cond wake */
 	/* Producer-side signals sent, counted only when built with LFP_STATS;
@@ -140,6 +182,10 @@ struct lfp__signal {
 
 /* ---------------------------------------------------------------- setup */
 
+/*
+ * The condition variable of a kind whose blocking calls sleep on it (an
+ * own FD or MUTEX_COND object): its init ops call this.  -ENOMEM or 0.
+ */
 LFP_INLINE int lfp__signal_cond_init(struct lfp__signal *s)
 {
 	pthread_condattr_t ca;
@@ -157,51 +203,24 @@ LFP_INLINE int lfp__signal_cond_init(struct lfp__signal *s)
 		return -ENOMEM;
 	}
 	pthread_condattr_destroy(&ca);
+	s->cond_sleep = 1;
 	return 0;
 }
 
-/*
- * FD objects get the condition variable too: their own blocking calls sleep
- * on it, so the eventfd serves only trywait and the application's poll.
- * A wait set calls lfp__signal_sleep_on_fd afterwards to make its blocking
- * call sleep on its epoll fd instead.
- */
-LFP_INLINE int lfp__signal_init(struct lfp__signal *s, enum lfp_wait_obj obj)
+LFP_INLINE void lfp__signal_cond_fini(struct lfp__signal *s)
 {
-	int ret;
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->mutex);
+}
 
+/* A signal of kind k (resolved: internal/wait_kinds.h).  0 or -errno. */
+LFP_INLINE int lfp__signal_init(struct lfp__signal *s, const struct lfp__wait_kind *k)
+{
 	memset(s, 0, sizeof(*s));
 	s->efd = -1;
 	s->sleep_fd = -1;
-	if (obj == LFP_WAIT_UNSPEC)
-		obj = LFP__WAIT_UNSPEC_IS;
-	s->wait_obj = obj;
-	switch (obj) {
-	case LFP_WAIT_FD:
-		ret = lfp__signal_cond_init(s);
-		if (ret)
-			return ret;
-		s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (s->efd < 0) {
-			ret = lfp__neg_errno();
-			pthread_cond_destroy(&s->cond);
-			pthread_mutex_destroy(&s->mutex);
-			return ret;
-		}
-		s->sleep_fd = s->efd;
-		s->cond_sleep = 1;
-		return 0;
-	case LFP_WAIT_MUTEX_COND:
-		ret = lfp__signal_cond_init(s);
-		if (ret)
-			return ret;
-		s->cond_sleep = 1;
-		return 0;
-	case LFP_WAIT_YIELD:
-		return 0;
-	default:
-		return -EINVAL;
-	}
+	s->kind = k;
+	return k->init(s);
 }
 
 /* A wait set's signal: blocking calls poll fd (the set's epoll fd). */
@@ -213,42 +232,36 @@ LFP_INLINE void lfp__signal_sleep_on_fd(struct lfp__signal *s, int fd)
 
 LFP_INLINE void lfp__signal_fini(struct lfp__signal *s)
 {
-	if (s->wait_obj == LFP_WAIT_FD && s->efd >= 0)
-		lfp__close_nocancel(s->efd);
-	if (s->wait_obj == LFP_WAIT_FD || s->wait_obj == LFP_WAIT_MUTEX_COND) {
-		pthread_cond_destroy(&s->cond);
-		pthread_mutex_destroy(&s->mutex);
-	}
+	s->kind->fini(s);
 	s->efd = s->sleep_fd = -1;
 }
 
-/* ---------------------------------------------------------------- producer */
-
-/*
- * Announce a post (PENDING += 1), then write the eventfd.  Announcing first
- * keeps the eventfd counter at or below PENDING at every instant, so a
- * waiter that finds PENDING at 0 may skip its drain: the fd is not
- * readable.  (The opposite order let a producer preempted between the two
- * leave a readable fd that every waiter skipped, spinning in poll.)
- */
-LFP_INLINE void lfp__signal_post(struct lfp__signal *s)
+/* The ops of a kind that has nothing to do at that step. */
+LFP_INLINE int lfp__wait_none_init(struct lfp__signal *s)
 {
-	uint64_t one = 1;
-	ssize_t n;
-	int c;
-
-	(void)lfp__faa_u32(&s->state, LFP__PENDING_ONE);
-	LFP__SCHED("signal.post.announced", s);
-	/* Non-blocking eventfd: never blocks; EAGAIN only at a counter of
-	 * 2^64-2, which is readable already.  A cancellation acted on here
-	 * would leave the post announced and never written: a sleeper owed
-	 * it would sleep on. */
-	c = lfp__nocancel_begin();
-	do
-		n = write(s->efd, &one, sizeof(one));
-	while (n < 0 && errno == EINTR);
-	lfp__nocancel_end(c);
+	(void)s;
+	return 0;
 }
+
+LFP_INLINE void lfp__wait_none_fini(struct lfp__signal *s)
+{
+	(void)s;
+}
+
+/* Nobody is ever armed with LFP__ARMED on a kind without a posted object. */
+LFP_INLINE void lfp__wait_none_wake(struct lfp__signal *s)
+{
+	(void)s;
+}
+
+/* Nothing was posted: PENDING stays 0, so this is never called. */
+LFP_INLINE int lfp__wait_none_drain(struct lfp__signal *s)
+{
+	(void)s;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- producer */
 
 /* Wake every sleeper on the condition variable (a broadcast). */
 LFP_INLINE void lfp__signal_broadcast(struct lfp__signal *s)
@@ -281,8 +294,8 @@ LFP_SLOW void lfp__signal_fire(struct lfp__signal *s)
 #endif
 	if ((old & LFP__ARMED_COND) && s->cond_sleep)
 		lfp__signal_broadcast(s);
-	if ((old & LFP__ARMED) && s->wait_obj == LFP_WAIT_FD)
-		lfp__signal_post(s);
+	if (old & LFP__ARMED)
+		s->kind->wake(s);
 }
 
 /* P3-P4, for a producer that has passed P2 already (lfp__notify_all). */
@@ -311,51 +324,29 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
  * notification was drained (the caller puts it back with
  * lfp__signal_restore if the re-check finds work).
  *
- * Invariant: eventfd counter <= PENDING (posts add before writing; a drain
- * subtracts only what its read returned).  So PENDING == 0 means the fd is
- * not readable and W1 skips the read.  PENDING > 0 with nothing to read
- * means a post is between its announcement and its write, or another
- * drainer is between its read and its subtraction: the read finds nothing,
- * costs one system call, and leaves a fd that is not readable, which is
- * what a sleeper needs.  No interleaving of posts and drains can leave the
- * fd readable with PENDING at 0.
+ * Every post is announced in PENDING before it is made, and a drain
+ * subtracts only what it took (the kinds that post keep that invariant:
+ * internal/wait_fd.h), so PENDING == 0 means there is nothing to drain and
+ * W1 makes no system call: the idle trywait of every kind.
  *
- * force: the caller's last sleep ended on a readable fd: read even if our
+ * force: the caller's last sleep ended on a readable fd: drain even if our
  * load of state says 0 (a relaxed load may lag).
  */
 LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
 {
-	uint64_t v;
-	ssize_t n;
-	int c;
-
-	if (s->wait_obj != LFP_WAIT_FD)
-		return 0;
 	if (!force && !(lfp__ld_rlx_u32(&s->state) & LFP__PENDING))
 		return 0;
-	/* Not a cancellation point: a drain must be accounted, and restored
-	 * when its re-check finds work. */
-	c = lfp__nocancel_begin();
-	do
-		n = read(s->efd, &v, sizeof(v));
-	while (n < 0 && errno == EINTR);
-	lfp__nocancel_end(c);
-	if (n != (ssize_t)sizeof(v))
-		return 0;
-	LFP__SCHED("signal.W1.read", s);
-	/* Every count we read was announced first: no underflow. */
-	(void)lfp__faa_u32(&s->state, (uint32_t)0 - (uint32_t)v * LFP__PENDING_ONE);
-	return 1;
+	return s->kind->drain(s);
 }
 
 /*
- * W2: announce the waiter (bit: LFP__ARMED_BIT for eventfd waiters,
- * LFP__ARMED_COND_BIT for condition sleepers), then order that before the
- * re-check (W3).
+ * W2: announce the waiter (bit: LFP__ARMED_BIT for waiters on a posted
+ * native object, LFP__ARMED_COND_BIT for condition sleepers), then order
+ * that before the re-check (W3).
  */
 LFP_INLINE void lfp__signal_arm(struct lfp__signal *s, unsigned bit)
 {
-	if (s->wait_obj == LFP_WAIT_YIELD)
+	if (s->kind->flags & LFP__KIND_POLLS)
 		return; /* waiters poll the sources; producers need not know */
 	(void)lfp__bts_u32(&s->state, bit);
 	lfp__mb_after_rmw(); /* pairs with P2 */
@@ -365,30 +356,8 @@ LFP_INLINE void lfp__signal_arm(struct lfp__signal *s, unsigned bit)
 /* After W3 found work: hand a cleared notification back to other sleepers. */
 LFP_INLINE void lfp__signal_restore(struct lfp__signal *s, int cleared)
 {
-	if (cleared && s->wait_obj == LFP_WAIT_FD)
-		lfp__signal_post(s);
-}
-
-/*
- * W4 on the eventfd (or a wait set's epoll fd).  Returns 0 (go and
- * re-check), 1 (woke because the fd is readable: the next W1 must drain it)
- * or -ETIMEDOUT.  The deadline is checked after every wake, so a fd kept
- * readable cannot stretch a timeout.
- */
-LFP_INLINE int lfp__signal_sleep_fd(struct lfp__signal *s, int64_t deadline)
-{
-	struct pollfd pfd;
-	int n;
-
-	pfd.fd = s->sleep_fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	n = poll(&pfd, 1, lfp__ms_left(deadline));
-	if (n < 0 && errno != EINTR)
-		return lfp__neg_errno();
-	if (lfp__expired(deadline))
-		return -ETIMEDOUT;
-	return n > 0 ? 1 : 0;
+	if (cleared)
+		s->kind->wake(s);
 }
 
 /* The condition's sequence, read before arming (under the mutex). */
@@ -454,9 +423,9 @@ LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
 	int cleared = lfp__signal_clear(s, force); /* W1 */
 
 	LFP__SCHED("signal.W1", s);
-	/* W2: an eventfd waiter, or (MUTEX_COND) one on the condition. */
-	lfp__signal_arm(s, s->wait_obj == LFP_WAIT_FD ? LFP__ARMED_BIT
-	                                              : LFP__ARMED_COND_BIT);
+	/* W2: a waiter on the native object, whichever bit the kind's
+	 * waiters arm. */
+	lfp__signal_arm(s, s->kind->trywait_bit);
 	if (ready(arg) > 0) {               /* W3 */
 		lfp__signal_restore(s, cleared);
 		return -EAGAIN;
@@ -495,8 +464,9 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 	}
 	if (lfp__expired(deadline))
 		return -ETIMEDOUT;
-	if (s->cond_sleep &&
-	    !(s->wait_obj == LFP_WAIT_FD && LFP__BROKEN("A"))) {
+	/* (Defect A: objects with an fd slept on it, draining posts that a
+	 * trywait waiter of the fd was owed.) */
+	if (s->cond_sleep && !(s->efd >= 0 && LFP__BROKEN("A"))) {
 		/* The snapshot comes before W2: a producer that clears our
 		 * bit bumps the sequence after it. */
 		seq0 = lfp__signal_seq(s);
@@ -511,14 +481,7 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 	*woke = 0;
 	if (ret)
 		return 0;
-	if (s->wait_obj == LFP_WAIT_YIELD) {
-		/* sched_yield is no cancellation point: this sleep is one. */
-		if (!LFP__BROKEN("Q"))
-			pthread_testcancel();
-		sched_yield();
-		return lfp__expired(deadline) ? -ETIMEDOUT : 1;
-	}
-	ret = lfp__signal_sleep_fd(s, deadline);            /* W4 */
+	ret = s->kind->sleep(s, deadline);                   /* W4 */
 	if (ret < 0)
 		return ret;
 	*woke = ret;
@@ -531,25 +494,19 @@ LFP_INLINE int lfp__signal_wait(struct lfp__signal *s, int (*ready)(void *),
 	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT, woke);
 }
 
-LFP_INLINE int lfp__signal_getwait(struct lfp__signal *s, int command, void *arg)
+/*
+ * lfp_control on an object whose wait object is this signal: LFP_GETWAITOBJ
+ * with the kind, LFP_GETWAIT with the kind's native object (fds: a wait
+ * set's array of fds, else NULL).
+ */
+LFP_INLINE int lfp__signal_control(struct lfp__signal *s, struct lfp_pollfds *fds,
+                                   int command, void *arg)
 {
-	struct lfp_mutex_cond *mc;
-	int ret = lfp__control_begin(s->wait_obj, command, arg);
+	int ret = lfp__control_begin(s->kind->obj, command, arg);
 
 	if (ret != 1)
 		return ret;
-	switch (s->wait_obj) {
-	case LFP_WAIT_FD:
-		*(int *)arg = s->sleep_fd;
-		return 0;
-	case LFP_WAIT_MUTEX_COND:
-		mc = (struct lfp_mutex_cond *)arg;
-		mc->mutex = &s->mutex;
-		mc->cond = &s->cond;
-		return 0;
-	default:
-		return -ENODATA;
-	}
+	return s->kind->getwait(s, fds, arg);
 }
 
 #ifdef __cplusplus

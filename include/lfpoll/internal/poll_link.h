@@ -1,0 +1,272 @@
+/*
+ * lfpoll internal: the poll link, what puts an object with work on its poll
+ * set's ready stack.  Do not include directly.  Both sides of the protocol
+ * are here: the producer's push, and the poller's attach, drop (L1, L2) and
+ * detach (D1); poll.h builds the poll set on them.  docs/design.md section
+ * 4 holds the proof.
+ *
+ * Each pollable object embeds one struct lfp_poll_link (a binding's object
+ * gets one from lfp_binding_member_open).  When a producer publishes work
+ * it checks the link: if the object is in a poll set and not already
+ * queued there, it pushes the link onto the set's ready stack (a Treiber
+ * stack: producers push, lfp_poll takes the whole stack with one
+ * exchange).  The stack is all a producer needs of the set, so queues never
+ * include the poller's code.  Objects filled by hardware (verbs CQs) have
+ * no producer to push them; their links are sticky and cost one check per
+ * lfp_poll each.
+ *
+ * Link states (queued):
+ *   IDLE     not tracked: the next event pushes it
+ *   PUSHING  a producer owns the push
+ *   TRACKED  on the ready stack or on the poller's own list
+ * A producer takes IDLE -> PUSHING by CAS, re-reads the link's poll set
+ * (Dekker with lfp_poll_del, which clears it and then waits out PUSHING),
+ * pushes, and stores TRACKED.  lfp_poll may take the link off the stack
+ * before that store lands, so the poller drops a link only by CAS
+ * TRACKED -> IDLE (L1): a link still PUSHING stays on the poller's list,
+ * where the producer's TRACKED store leaves it consistent.  (A plain IDLE
+ * store there was overwritten by the late TRACKED, and no producer ever
+ * pushed the link again.)  After L1 the poller re-checks the object (L2,
+ * Dekker with the producer's publish and claim), so an event is never left
+ * untracked.
+ */
+#ifndef LFPOLL_INTERNAL_POLL_LINK_H
+#define LFPOLL_INTERNAL_POLL_LINK_H
+
+#include "../common.h"
+#include "signal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { LFP__LINK_IDLE, LFP__LINK_PUSHING, LFP__LINK_TRACKED };
+
+struct lfp_poll_link {
+	/* The ready stack of the poll set the object is in (lfp_poll's
+	 * ready field), or NULL: all a producer needs of the set. */
+	struct lfp_poll_link **stack;
+	struct lfp_poll_link *next;   /* on the ready stack or the poller's list */
+	struct lfp_fid *fid;
+	uint64_t seen;                /* event-like objects: events last reported */
+	uint32_t queued;              /* LFP__LINK_* */
+	/* Set by classes whose work arrives with no producer to push the
+	 * link (a verbs CQ is filled by the device): lfp_poll keeps such a
+	 * link tracked and checks it on every call. */
+	uint32_t sticky;
+};
+
+/* ---------------------------------------------------------------- producer */
+
+/*
+ * The push of a link its producer found IDLE in a poll set: out of line,
+ * since only a queue's first event after lfp_poll dropped it comes here.
+ */
+LFP_OUTLINE void lfp__poll_link_push(struct lfp_poll_link *l)
+{
+	struct lfp_poll_link **stack, *top;
+	uint32_t idle = LFP__LINK_IDLE;
+
+	/* Full-barrier RMW: orders our publish before the poller's re-check
+	 * (pairs with the poller's L2), and the claim before the re-read of
+	 * the stack (pairs with lfp_poll_del's D1). */
+	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_PUSHING))
+		return;
+	LFP__SCHED("poll.link.claimed", l);
+	stack = (struct lfp_poll_link **)lfp__ld_acq_ptr((void *const *)&l->stack);
+	if (!stack) {
+		/* Deleted meanwhile: lfp_poll_del waits for this store. */
+		lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
+		return;
+	}
+	top = (struct lfp_poll_link *)lfp__ld_rlx_ptr((void *const *)stack);
+	/* Treiber push.  The CAS is a full barrier (release for the store of
+	 * next before it on every architecture); lfp_poll's exchange, also a
+	 * full barrier, is its acquire. */
+	do
+		l->next = top;
+	while (!lfp__cas_ptr((void **)stack, (void **)&top, l));
+	LFP__SCHED("poll.link.pushed", l);
+	/* Release: lfp_poll_del waits for a state other than PUSHING before
+	 * it touches the stack; lfp_poll's L1 CAS waits for it too. */
+	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
+}
+
+/*
+ * Producer side, after publishing work and the full barrier P2 of
+ * lfp__notify_all, which orders the publish before the loads here.  Cheap
+ * when the object is in no poll set or already tracked: two loads.
+ */
+LFP_INLINE void lfp__poll_link_notify(struct lfp_poll_link *l)
+{
+	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL) &&
+	    lfp__ld_rlx_u32(&l->queued) == LFP__LINK_IDLE)
+		lfp__poll_link_push(l);
+}
+
+/* lfp__notify_all's rest for an object in a poll set, out of line: the
+ * push (when the link is IDLE), then P3-P4, in that order. */
+LFP_OUTLINE void lfp__notify_in_set(struct lfp__signal *sig, struct lfp_poll_link *l)
+{
+	lfp__poll_link_notify(l);
+	if (sig)
+		lfp__signal_check(sig);
+}
+
+/*
+ * What a producer does after publishing work (P1): P2, then queue the object
+ * in its poll set, then wake an armed waiter (P3-P4 of signal.h).  The one
+ * full barrier orders the publish before the poll link's loads and before
+ * P3.  The push comes before the wake: a waiter that consumed the change
+ * through a wait set's trywait while the link was still being pushed, found
+ * nothing in lfp_poll and armed again, is woken by this producer's P4, after
+ * the link is on the stack.  (In the other order that wake went out first,
+ * and the waiter slept with the counter's change unreported: docs/
+ * reliability.md, defect I.)
+ */
+LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp_poll_link *l)
+{
+	if (LFP__BROKEN("I")) {
+		if (sig)
+			lfp__signal_notify(sig);
+		else
+			lfp__mb();
+		lfp__poll_link_notify(l);
+		return;
+	}
+	lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
+	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL))
+		lfp__notify_in_set(sig, l);
+	else if (sig)
+		lfp__signal_check(sig);
+}
+
+/* ---------------------------------------------------------------- poller */
+
+LFP_INLINE void lfp__poll_link_init(struct lfp_poll_link *l, struct lfp_fid *fid,
+                                    int sticky)
+{
+	l->fid = fid;
+	l->sticky = sticky ? 1 : 0;
+}
+
+/* Whether the object is in a poll set (its close must then be -EBUSY).
+ * Acquire: pairs with lfp_poll_del's D1 (an RMW), so a close after a del in
+ * another thread sees the link out of the set. */
+LFP_INLINE int lfp__poll_link_in_set(struct lfp_poll_link *l)
+{
+	return lfp__ld_acq_ptr((void *const *)&l->stack) != NULL;
+}
+
+/* Whether the object behind a link has something to report; consumes a
+ * counter's change only when consume is set. */
+LFP_INLINE int lfp__poll_link_ready(struct lfp_poll_link *l, int consume)
+{
+	return lfp__fid_work(l->fid, &l->seen, consume);
+}
+
+/*
+ * Put l in the poll set whose ready stack is stack; poll set lock held.
+ * -EEXIST when it is there already, -EBUSY when it is in another set; 1
+ * when the caller must track it on its own list, 0 when a producer that
+ * saw the new set has pushed it onto the stack already.
+ */
+LFP_INLINE int lfp__poll_link_attach(struct lfp_poll_link *l,
+                                     struct lfp_poll_link **stack)
+{
+	struct lfp_poll_link **none = NULL;
+
+	if (!lfp__cas_ptr((void **)&l->stack, (void **)&none, stack))
+		return none == stack ? -EEXIST : -EBUSY;
+	/* Track it now, unless a producer that saw the new set has claimed
+	 * the push (PUSHING: wait for it) or done it (TRACKED: the link is on
+	 * the ready stack).  Putting it on our list as well would link it
+	 * twice.  seen is kept: a counter's events since its last add/set (or
+	 * since it was opened) are reported, as fi_poll(3) says. */
+	for (;;) {
+		uint32_t st = LFP__LINK_IDLE;
+
+		if (lfp__cas_u32(&l->queued, &st, LFP__LINK_TRACKED))
+			return 1;
+		if (st == LFP__LINK_TRACKED)
+			return 0;
+		lfp__cpu_relax(); /* PUSHING */
+	}
+}
+
+/*
+ * Take l out of the poll set whose ready stack is stack (D1); poll set lock
+ * held.  -ENOENT when it is not there.  On 0 no producer can push l any
+ * more: the caller takes it off its list or the stack, then calls
+ * lfp__poll_link_detached.
+ */
+LFP_INLINE int lfp__poll_link_detach(struct lfp_poll_link *l,
+                                     struct lfp_poll_link **stack)
+{
+	void *self = stack;
+
+	/* D1: full-barrier RMW clearing the link's stack; pairs with the
+	 * producer's claim: a producer that claimed before it re-reads the
+	 * stack below as PUSHING. */
+	if (!lfp__cas_ptr((void **)&l->stack, &self, NULL))
+		return -ENOENT;
+	LFP__SCHED("poll.D1", l);
+	/* Acquire: pairs with the producer's release of TRACKED/IDLE, so its
+	 * push (if any) is visible before the caller looks at the stack. */
+	while (lfp__ld_acq_u32(&l->queued) == LFP__LINK_PUSHING)
+		lfp__cpu_relax();
+	return 0;
+}
+
+/*
+ * The end of a detach, once l is on no list.  TRACKED -> IDLE only: a
+ * producer that loaded the stack before D1 may claim IDLE -> PUSHING now;
+ * it then reads NULL and stores IDLE itself.  Overwriting its claim would
+ * let it push the link after a re-add has tracked it.
+ */
+LFP_INLINE void lfp__poll_link_detached(struct lfp_poll_link *l)
+{
+	uint32_t st = LFP__LINK_TRACKED;
+
+	(void)lfp__cas_u32(&l->queued, &st, LFP__LINK_IDLE);
+}
+
+/*
+ * lfp_poll found nothing to report on l (not sticky): drop it (L1), then
+ * re-check (L2).  Returns -1 when l is dropped (on no list: a producer
+ * pushes it at its next event), 0 when it stays tracked with nothing to
+ * report (its producer is still pushing it), 1 when L2 found work and l is
+ * tracked again with something to report (consume as
+ * lfp__poll_link_ready).
+ */
+LFP_INLINE int lfp__poll_link_drop(struct lfp_poll_link *l, int consume)
+{
+	uint32_t idle = LFP__LINK_TRACKED;
+
+	/* L1: untrack, only from TRACKED: a link we took off the stack while
+	 * its producer is still PUSHING stays on our list (the producer's
+	 * TRACKED store then matches it).  Full-barrier CAS: it orders our
+	 * last write of l->next before a producer's push that rewrites it,
+	 * and is the store half of L2's pair. */
+	if (LFP__BROKEN("B"))
+		lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
+	else if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_IDLE))
+		return 0;
+	LFP__SCHED("poll.L1", l);
+	/* L2: re-check after a full barrier (pairs with the producer's claim
+	 * CAS).  Either the producer sees IDLE and pushes, or we see its
+	 * work. */
+	lfp__mb();
+	if (!lfp__poll_link_ready(l, 0))
+		return -1;
+	idle = LFP__LINK_IDLE;
+	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_TRACKED))
+		return -1; /* a producer is pushing it: it comes back */
+	return lfp__poll_link_ready(l, consume);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LFPOLL_INTERNAL_POLL_LINK_H */
