@@ -301,7 +301,7 @@ LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
 			lfp__side_leave(r, 1);
 			return 0;
 		}
-		memcpy(lfp__ring_data(&g, pos), src, len);
+		lfp__copy_racy_in(lfp__ring_data(&g, pos), src, len);
 		g.meta[pos & g.mask] = (uint32_t)len;
 		lfp__idx_commit_prod(r, pos, 1);
 		lfp__side_leave(r, 1);
