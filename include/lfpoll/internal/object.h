@@ -40,7 +40,7 @@ struct lfp__waitable {
 	struct lfp__set_core *core;   /* a set's own core, a member's set's, or NULL */
 	struct lfp_fid *set;          /* a member's wait set (LFP_WAIT_SET), or NULL */
 	enum lfp_wait_obj wait_obj;   /* as resolved (UNSPEC -> its kind) */
-	struct lfp__wait_member member;
+	struct lfp__wait_member member; /* a member's link in its set's core */
 };
 
 /*
@@ -57,6 +57,8 @@ struct lfp__class {
 	void (*fini)(void *obj);      /* release what open made, then obj */
 };
 
+/* The class of one of lfpoll's own objects (a binding's object has plain
+ * fid ops: never ask for its class). */
 LFP_INLINE const struct lfp__class *lfp__class_of(const struct lfp_fid *fid)
 {
 	return (const struct lfp__class *)(const void *)fid->ops;
