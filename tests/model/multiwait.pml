@@ -1,6 +1,6 @@
 /*
  * Promela model of waiters with DIFFERENT conditions on one FD object
- * (include/lfpoll/signal.h; the callers are lfp_trywait plus the
+ * (include/lfpoll/internal/signal.h, wait_fd.h; the callers are lfp_trywait plus the
  * application's poll on LFP_GETWAIT, lfp_cq_sread with a threshold and
  * lfp_cq_signal in include/lfpoll/cq.h).
  *
@@ -124,7 +124,7 @@ byte sig0;      /* B's snapshot of signals at the start of its call */
 
 /* ------------------------------------------------------------ producers */
 
-/* lfp__signal_post: PENDING += 1 (locked RMW), then write(efd).  done is
+/* lfp__wait_fd_post: PENDING += 1 (locked RMW), then write(efd).  done is
  * the ghost counter the write ends. */
 inline POST(done)
 {

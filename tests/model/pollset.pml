@@ -1,5 +1,6 @@
 /*
- * Promela model of the poll-set link protocol (include/lfpoll/poll.h):
+ * Promela model of the poll-set link protocol (include/lfpoll/internal/
+ * poll_link.h, used by poll.h):
  * producers that publish work on an object and then queue its link
  * (lfp__poll_link_notify), the poller (lfp_poll, under the set's lock,
  * followed by the application reading what it reported) and, with -DDEL,

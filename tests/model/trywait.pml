@@ -1,6 +1,6 @@
 /*
  * Promela model of the lfpoll trywait protocol with the FD wait object
- * (include/lfpoll/signal.h): the eventfd waiters of one EQ, which all test
+ * (include/lfpoll/internal/signal.h and internal/wait_fd.h): the eventfd waiters of one EQ, which all test
  * the same condition (the EQ is not empty).  Two producers (lfp_eq_write),
  * two waiters.  A waiter loops over lfp_eq_read, lfp_trywait and poll(2)
  * on the eventfd, as an application using LFP_GETWAIT does, or as a wait
@@ -118,7 +118,7 @@
  *            P4 (the eventfd write, or the decision not to write)
  *  holding   waiters that drained a count at W1 and have not put it back
  *            (lfp__signal_restore) nor found no work at W3
- *  posting   threads inside lfp__signal_post (between its two steps)
+ *  posting   threads inside lfp__wait_fd_post (between its two steps)
  *  asleep    waiters blocked in poll (W4)
  *  stopped   waiters that stopped (termination)
  */
@@ -250,7 +250,7 @@ end:
 
 /* ------------------------------------------------------------ post */
 
-/* lfp__signal_post: used by P4 and by lfp__signal_restore.  done is the
+/* lfp__wait_fd_post: used by P4 and by lfp__signal_restore.  done is the
  * ghost counter the write ends (inflight for P4, holding for restore). */
 inline POST(t, done)
 {
@@ -568,7 +568,7 @@ loop:
 		r = 0;
 		if
 		:: cleared ->
-			/* lfp__signal_restore -> lfp__signal_post */
+			/* lfp__signal_restore -> lfp__wait_fd_post */
 			POST(t, holding);
 			cleared = 0
 		:: else -> skip
