@@ -109,20 +109,21 @@ LFP_INLINE int lfp_binding_join(struct lfp_wait *ws, struct lfp_binding_member *
 	if (ret)
 		return ret;
 	if (!lfp__wait_set_of(ws))
-		return -EINVAL;
-	lfp__set_core_bind(lfp__wait_set_of(ws)->core, &m->wait, m->poll.fid);
+		return -EINVAL; /* not a wait set */
+	lfp__set_core_bind(&ws->core, &m->wait, m->poll.fid);
 	return 0;
 }
 
 LFP_INLINE void lfp_binding_leave(struct lfp_wait *ws, struct lfp_binding_member *m)
 {
-	lfp__set_core_unbind(lfp__wait_set_of(ws)->core, &m->wait);
+	lfp__set_core_unbind(&ws->core, &m->wait);
 }
 
-/* After the binding published work for a member of ws: wake ws's waiters. */
+/* After the binding published work for a member of ws: wake ws's waiters
+ * (P2-P4). */
 LFP_INLINE void lfp_binding_notify(struct lfp_wait *ws)
 {
-	lfp__waitable_notify(lfp__wait_set_of(ws));
+	lfp__signal_notify(&ws->sig);
 }
 
 /*
