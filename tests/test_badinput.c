@@ -194,7 +194,8 @@ static void expect_row(const char *name, ssize_t got, int want)
 	if (got != want)
 		g_mismatches++;
 	cr_expect_eq(got, (ssize_t)want, "pass %d row %s: got %zd (%s), expected %d (%s)",
-	             g_pass, name, got, lfp_strerror((int)got), want, lfp_strerror(want));
+	             g_pass, name, got, got < 0 ? lfp_strerror((int)got) : "success",
+	             want, lfp_strerror(want));
 }
 
 /*
