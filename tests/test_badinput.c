@@ -1330,20 +1330,6 @@ Test(badinput, table_twice_no_state_change)
 
 /* ------------------------------------------------------------ resources */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own fd */
-}
-
 static int highest_fd(void)
 {
 	DIR *d = opendir("/proc/self/fd");
