@@ -279,46 +279,34 @@ static void ring_enqueue_rows(void)
 		expect_row(p->name, lfp_ring_enqueue(p->ring, p->src, p->len), p->want);
 }
 
-static void ring_dequeue_rows(void)
+/* lfp_ring_dequeue, and lfp_ring_peek where the row says peek. */
+static void ring_read_rows(void)
 {
 	unsigned char b[16], small[4];
-	struct ring_dequeue_row {
+	uint64_t t;
+	struct ring_read_row {
 		const char *name;
 		int want;
+		bool peek;
 		struct lfp_ring *ring;
 		void *dst;
 		size_t cap;
+		uint64_t *ticket; /* lfp_ring_peek only */
 	} rows[] = {
 		{ "ring_dequeue_null_ring", -EINVAL, .ring = NULL, .dst = b, .cap = sizeof(b) },
 		{ "ring_dequeue_null_dst", -EINVAL, .ring = g_ring, .dst = NULL, .cap = 16 },
 		{ "ring_dequeue_short", -LFP_ETOOSMALL, .ring = g_ring, .dst = small,
 		  .cap = sizeof(small) },
-	}, *p;
-
-	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_ring_dequeue(p->ring, p->dst, p->cap), p->want);
-}
-
-static void ring_peek_rows(void)
-{
-	unsigned char b[16];
-	uint64_t t;
-	struct ring_peek_row {
-		const char *name;
-		int want;
-		struct lfp_ring *ring;
-		void *dst;
-		size_t cap;
-		uint64_t *ticket;
-	} rows[] = {
-		{ "ring_peek_null_ticket", -EINVAL, .ring = g_ring, .dst = b, .cap = sizeof(b),
-		  .ticket = NULL },
-		{ "ring_peek_null_dst", -EINVAL, .ring = g_ring, .dst = NULL, .cap = 16,
+		{ "ring_peek_null_ticket", -EINVAL, .peek = true, .ring = g_ring, .dst = b,
+		  .cap = sizeof(b), .ticket = NULL },
+		{ "ring_peek_null_dst", -EINVAL, .peek = true, .ring = g_ring, .dst = NULL, .cap = 16,
 		  .ticket = &t },
 	}, *p;
 
 	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_ring_peek(p->ring, p->dst, p->cap, p->ticket), p->want);
+		expect_row(p->name, p->peek ? lfp_ring_peek(p->ring, p->dst, p->cap, p->ticket)
+		                            : lfp_ring_dequeue(p->ring, p->dst, p->cap),
+		           p->want);
 }
 
 static void ring_consume_rows(void)
@@ -375,6 +363,7 @@ static void eq_open_rows(void)
 	}
 }
 
+/* lfp_eq_read, and lfp_eq_sread where the row says sread. */
 static void eq_read_rows(void)
 {
 	uint32_t ev, small;
@@ -382,10 +371,12 @@ static void eq_read_rows(void)
 	struct eq_read_row {
 		const char *name;
 		int want;
+		bool sread;
 		struct lfp_eq *eq;
 		uint32_t *event;
 		void *buf;
 		size_t len;
+		int timeout; /* lfp_eq_sread only */
 		uint64_t flags;
 	} rows[] = {
 		{ "eq_read_null_eq", -EINVAL, .eq = NULL, .event = &ev, .buf = &b,
@@ -401,11 +392,26 @@ static void eq_read_rows(void)
 		  .len = sizeof(small) },
 		{ "eq_read_peek_short", -LFP_ETOOSMALL, .eq = g_eq, .event = &ev, .buf = &small,
 		  .len = sizeof(small), .flags = LFP_PEEK },
+		{ "eq_sread_none", -ENOSYS, .sread = true, .eq = g_eq, .event = &ev, .buf = &b,
+		  .len = sizeof(b), .timeout = 0 },
+		{ "eq_sread_set_member", -ENOSYS, .sread = true, .eq = g_eq_member, .event = &ev,
+		  .buf = &b, .len = sizeof(b), .timeout = 0 },
+		{ "eq_sread_null_eq", -EINVAL, .sread = true, .eq = NULL, .event = &ev, .buf = &b,
+		  .len = sizeof(b), .timeout = 0 },
+		{ "eq_sread_fd_null_event", -EINVAL, .sread = true, .eq = g_eq_fd, .event = NULL,
+		  .buf = &b, .len = sizeof(b), .timeout = 0 },
+		{ "eq_sread_fd_bad_flags", -EINVAL, .sread = true, .eq = g_eq_fd, .event = &ev,
+		  .buf = &b, .len = sizeof(b), .timeout = 0, .flags = 1 },
 	}, *p;
+	ssize_t ret;
 
-	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_eq_read(p->eq, p->event, p->buf, p->len, p->flags),
-		           p->want);
+	FOR_ROWS(p, rows) {
+		if (p->sread)
+			ret = lfp_eq_sread(p->eq, p->event, p->buf, p->len, p->timeout, p->flags);
+		else
+			ret = lfp_eq_read(p->eq, p->event, p->buf, p->len, p->flags);
+		expect_row(p->name, ret, p->want);
+	}
 }
 
 static void eq_readerr_rows(void)
@@ -482,38 +488,6 @@ static void eq_write_err_rows(void)
 
 	FOR_ROWS(p, rows)
 		expect_row(p->name, lfp_eq_write_err(p->eq, p->null_err ? NULL : &p->entry),
-		           p->want);
-}
-
-static void eq_sread_rows(void)
-{
-	uint32_t ev;
-	uint64_t b;
-	struct eq_sread_row {
-		const char *name;
-		int want;
-		struct lfp_eq *eq;
-		uint32_t *event;
-		void *buf;
-		size_t len;
-		int timeout;
-		uint64_t flags;
-	} rows[] = {
-		{ "eq_sread_none", -ENOSYS, .eq = g_eq, .event = &ev, .buf = &b, .len = sizeof(b),
-		  .timeout = 0 },
-		{ "eq_sread_set_member", -ENOSYS, .eq = g_eq_member, .event = &ev, .buf = &b,
-		  .len = sizeof(b), .timeout = 0 },
-		{ "eq_sread_null_eq", -EINVAL, .eq = NULL, .event = &ev, .buf = &b,
-		  .len = sizeof(b), .timeout = 0 },
-		{ "eq_sread_fd_null_event", -EINVAL, .eq = g_eq_fd, .event = NULL, .buf = &b,
-		  .len = sizeof(b), .timeout = 0 },
-		{ "eq_sread_fd_bad_flags", -EINVAL, .eq = g_eq_fd, .event = &ev, .buf = &b,
-		  .len = sizeof(b), .timeout = 0, .flags = 1 },
-	}, *p;
-
-	FOR_ROWS(p, rows)
-		expect_row(p->name,
-		           lfp_eq_sread(p->eq, p->event, p->buf, p->len, p->timeout, p->flags),
 		           p->want);
 }
 
@@ -608,22 +582,40 @@ static void cq_writeerr_rows(void)
 		           p->want);
 }
 
+/* lfp_cq_read, and lfp_cq_sread where the row says sread. */
 static void cq_read_rows(void)
 {
 	struct lfp_cq_entry e;
 	struct cq_read_row {
 		const char *name;
 		int want;
+		bool sread;
 		struct lfp_cq *cq;
 		void *buf;
 		size_t count;
+		const void *cond; /* cond and timeout: lfp_cq_sread only */
+		int timeout;
 	} rows[] = {
 		{ "cq_read_null_buf", -EINVAL, .cq = g_cq, .buf = NULL, .count = 1 },
 		{ "cq_read_null_cq", -EINVAL, .cq = NULL, .buf = &e, .count = 1 },
+		{ "cq_sread_none", -ENOSYS, .sread = true, .cq = g_cq, .buf = &e, .count = 1,
+		  .cond = NULL, .timeout = 0 },
+		{ "cq_sread_set_member", -ENOSYS, .sread = true, .cq = g_cq_member, .buf = &e,
+		  .count = 1, .cond = NULL, .timeout = 0 },
+		{ "cq_sread_null_buf", -EINVAL, .sread = true, .cq = g_cq, .buf = NULL, .count = 1,
+		  .cond = NULL, .timeout = 0 },
+		{ "cq_sread_count0", -EINVAL, .sread = true, .cq = g_cq, .buf = &e, .count = 0,
+		  .cond = NULL, .timeout = 0 },
 	}, *p;
+	ssize_t ret;
 
-	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_cq_read(p->cq, p->buf, p->count), p->want);
+	FOR_ROWS(p, rows) {
+		if (p->sread)
+			ret = lfp_cq_sread(p->cq, p->buf, p->count, p->cond, p->timeout);
+		else
+			ret = lfp_cq_read(p->cq, p->buf, p->count);
+		expect_row(p->name, ret, p->want);
+	}
 }
 
 static void cq_readerr_rows(void)
@@ -646,33 +638,6 @@ static void cq_readerr_rows(void)
 
 	FOR_ROWS(p, rows)
 		expect_row(p->name, lfp_cq_readerr(p->cq, p->null_buf ? NULL : &p->entry, p->flags),
-		           p->want);
-}
-
-static void cq_sread_rows(void)
-{
-	struct lfp_cq_entry e;
-	struct cq_sread_row {
-		const char *name;
-		int want;
-		struct lfp_cq *cq;
-		void *buf;
-		size_t count;
-		const void *cond;
-		int timeout;
-	} rows[] = {
-		{ "cq_sread_none", -ENOSYS, .cq = g_cq, .buf = &e, .count = 1, .cond = NULL,
-		  .timeout = 0 },
-		{ "cq_sread_set_member", -ENOSYS, .cq = g_cq_member, .buf = &e, .count = 1,
-		  .cond = NULL, .timeout = 0 },
-		{ "cq_sread_null_buf", -EINVAL, .cq = g_cq, .buf = NULL, .count = 1, .cond = NULL,
-		  .timeout = 0 },
-		{ "cq_sread_count0", -EINVAL, .cq = g_cq, .buf = &e, .count = 0, .cond = NULL,
-		  .timeout = 0 },
-	}, *p;
-
-	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_cq_sread(p->cq, p->buf, p->count, p->cond, p->timeout),
 		           p->want);
 }
 
@@ -1188,12 +1153,11 @@ static void close_rows(void)
 
 /* Every table, in the order the rows run. */
 static void (*const tables[])(void) = {
-	ring_init_rows, ring_create_rows, ring_enqueue_rows, ring_dequeue_rows,
-	ring_peek_rows, ring_consume_rows,
+	ring_init_rows, ring_create_rows, ring_enqueue_rows, ring_read_rows, ring_consume_rows,
 	eq_open_rows, eq_read_rows, eq_readerr_rows, eq_write_rows, eq_write_err_rows,
-	eq_sread_rows, eq_close_rows,
+	eq_close_rows,
 	cq_open_rows, cq_write_rows, cq_writeerr_rows, cq_read_rows, cq_readerr_rows,
-	cq_sread_rows, cq_handle_rows,
+	cq_handle_rows,
 	cntr_open_rows, cntr_value_rows, cntr_wait_rows, cntr_close_rows,
 	pfds_init_rows, pfds_add_rows, pfds_mod_rows, pfds_del_rows, pfds_get_rows,
 	ws_open_rows, ws_add_fd_rows, ws_del_fd_rows, ws_wait_rows, ws_close_rows,
