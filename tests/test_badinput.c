@@ -1,9 +1,10 @@
 /*
- * Bad input across every public call family: one table per call, each row a
- * name, the call's arguments (designated initialisers) and the documented
- * negative errno it must return; one loop runs each table. After the rows,
- * checks that nothing queued was lost or added (EQ events, CQ completions,
- * ring entries) and that the pollfd, wait and poll sets are unchanged.
+ * Bad input across every public call family: a table per family, each row
+ * a name, the documented negative errno the call must return and its
+ * arguments (designated initialisers); one loop runs each table. After
+ * the rows, checks that nothing queued was lost or added (EQ events, CQ
+ * completions, ring entries) and that the pollfd, wait and poll sets are
+ * unchanged.
  *
  * Two resource tests: eventfd exhaustion under a lowered RLIMIT_NOFILE
  * (-EMFILE, nothing leaked, an older EQ still works) and an fd-leak count
@@ -199,12 +200,13 @@ static void expect_row(const char *name, ssize_t got, int want)
 }
 
 /*
- * One table per call (or per calls of one signature, where the row names
- * the call), each row the call's arguments and the expected return. The
- * tables live in functions because their arguments are the fixture's
- * objects and local buffers; each run rebuilds them, so every row starts
- * from the same arguments. A row that is wrongly let through by an open or
- * create call closes what it got, so that the fixture stays as it was.
+ * One table per call family: one call, calls of one signature (the row
+ * names its call), or a read and its blocking form (the row says which).
+ * Each row holds the call's arguments and the expected return. The tables
+ * live in functions because their arguments are the fixture's objects and
+ * local buffers; each run rebuilds them, so every row starts from the same
+ * arguments. A row wrongly let through by an open or create call closes
+ * what it got, so that the fixture stays as it was.
  */
 
 /* ------------------------------------------------------------ ring rows */
