@@ -15,6 +15,7 @@
  *                              the message, and exit 1 (from any thread)
  *   stress_scale()             1, or 10 when LFP_STRESS=long (make stress)
  *   STRESS_TSAN, stress_tsan() 1 in a ThreadSanitizer build, else 0
+ *   STRESS_ASAN             1 in an AddressSanitizer build, else 0
  *   stress_count(n, n_tsan)    a default count: n, or n_tsan under TSan,
  *                              times stress_scale()
  *   stress_now_ns()            CLOCK_MONOTONIC in nanoseconds
@@ -104,6 +105,20 @@ static inline unsigned stress_scale(void)
 #endif
 #ifndef STRESS_TSAN
 #  define STRESS_TSAN 0
+#endif
+/* 1 in an AddressSanitizer build: it cannot follow the unwinding of a
+ * cancelled thread (the C cleanup handlers' jump leaves the dead frames'
+ * stack poisoned, and the thread's exit then trips on it), so the tests
+ * that cancel threads run in the plain and the ThreadSanitizer builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#  define STRESS_ASAN 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define STRESS_ASAN 1
+#  endif
+#endif
+#ifndef STRESS_ASAN
+#  define STRESS_ASAN 0
 #endif
 
 /* 1 when built with -fsanitize=thread (gcc or clang). */

@@ -263,6 +263,11 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 	size_t i;
 
 	i = 0;
+	/* One to six words: clang would vectorise and unroll the loop, with
+	 * overlap checks, six times the code at every call site. */
+#ifdef __clang__
+	_Pragma("clang loop vectorize(disable) unroll(disable)")
+#endif
 	do { /* n >= 8 */
 		memcpy(&w, s + i, 8);
 		memcpy(d + i, &w, 8);
