@@ -52,8 +52,9 @@ static void print_entry(const char *kind, const struct lfp_verbs_async_entry *e)
 }
 
 /*
- * Print everything the EQ holds: events, then errors. Returns 1 once the
- * EQ has overrun (it holds no more events: some were lost), else 0.
+ * Print everything the EQ holds, in the order the device sent it (each
+ * entry says its class in e.err). Returns 1 once the EQ has overrun (it
+ * holds no more events: some were lost), else 0.
  */
 static int drain(struct lfp_eq *eq)
 {
@@ -65,16 +66,14 @@ static int drain(struct lfp_eq *eq)
 	for (;;) {
 		r = lfp_eq_read(eq, &code, &e, sizeof(e), 0);
 		if (r == (ssize_t)sizeof(e) && code == LFP_VERBS_ASYNC) {
-			print_entry("info", &e);
+			print_entry(e.err == ENODEV ? "fatal" : e.err ? "error" : "info", &e);
 		} else if (r == -LFP_EAVAIL) {
+			/* The binding writes no error entries: this is the
+			 * overrun, which every readerr now reports. */
 			memset(&err, 0, sizeof(err));
-			err.err_data = &e;
-			err.err_data_size = sizeof(e);
 			if (lfp_eq_readerr(eq, &err, 0) < 0)
 				return 0;
-			if (err.err == LFP_EOVERRUN)
-				return 1;
-			print_entry("error", &e);
+			return err.err == LFP_EOVERRUN;
 		} else {
 			/* -EAGAIN: empty; -LFP_EOVERRUN: overrun, nothing left. */
 			return r == -LFP_EOVERRUN;

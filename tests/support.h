@@ -9,6 +9,7 @@
  *   now_ms()                  CLOCK_MONOTONIC in milliseconds
  *   fd_readable(fd, ms)       whether fd is readable within ms (0: right now);
  *                             a poll(2) error fails the test
+ *   count_fds()               how many file descriptors this process has open
  *   getwait_fd(fid)           the object's fd from LFP_GETWAIT (must succeed)
  *   trywait1(fid)             lfp_trywait over that one object
  *   open_eq_attr(a, ctx)      lfp_eq_open, lfp_cq_open, lfp_cntr_open with
@@ -32,6 +33,7 @@
 
 #include <lfpoll/lfpoll.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -55,6 +57,19 @@ static inline int fd_readable(int fd, int timeout_ms)
 
 	cr_assert_geq(n, 0, "poll: %s", strerror(errno));
 	return n > 0 && (p.revents & POLLIN);
+}
+
+static inline int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "opendir(/proc/self/fd): %s", strerror(errno));
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own fd */
 }
 
 static inline int getwait_fd(struct lfp_fid *fid)

@@ -105,6 +105,17 @@ static ssize_t put_err(struct lfp_eq *eq, void *ctx, uint64_t data, int err,
 	return lfp_eq_write_err(eq, &e);
 }
 
+/* Fill a two-entry EQ with events 1 (1 byte) and 2 (len2 bytes), overrun
+ * it and take both events back: what is left is the overrun entry. */
+static void overrun_then_drain(struct lfp_eq *eq, size_t len2)
+{
+	put(eq, 1, 1, 1);
+	put(eq, 2, 2, len2);
+	cr_assert_eq(lfp_eq_write(eq, 3, NULL, 0, 0), -LFP_EOVERRUN);
+	take(eq, 1, 1, 1, 0);
+	take(eq, 2, 2, len2, 0);
+}
+
 static enum lfp_wait_obj waitobj(struct lfp_eq *eq)
 {
 	enum lfp_wait_obj o = (enum lfp_wait_obj)-1;
@@ -947,11 +958,7 @@ Test(eq, overrun_entry_is_reported_by_readerr_peek)
 	struct lfp_eq *eq = open_eq(2, 0, LFP_WAIT_NONE, 0);
 	struct lfp_eq_err_entry e;
 
-	put(eq, 1, 1, 1);
-	put(eq, 2, 2, 2);
-	cr_assert_eq(lfp_eq_write(eq, 3, NULL, 0, 0), -LFP_EOVERRUN);
-	take(eq, 1, 1, 1, 0);
-	take(eq, 2, 2, 2, 0);
+	overrun_then_drain(eq, 2);
 	cr_assert_eq(read_ret(eq, 0), -LFP_EAVAIL);
 	/* read says an error entry is available: a peek must see it too. */
 	memset(&e, 0, sizeof(e));
@@ -974,11 +981,7 @@ Test(eq, overrun_entry_carries_the_eq_fid_and_context)
 	memset(&attr, 0, sizeof(attr));
 	attr.size = 2;
 	cr_assert_eq(lfp_eq_open(&attr, &eq, &ctx), 0);
-	put(eq, 1, 1, 1);
-	put(eq, 2, 2, 2);
-	cr_assert_eq(lfp_eq_write(eq, 3, NULL, 0, 0), -LFP_EOVERRUN);
-	take(eq, 1, 1, 1, 0);
-	take(eq, 2, 2, 2, 0);
+	overrun_then_drain(eq, 2);
 	memset(&e, 0x5A, sizeof(e));
 	e.err_data_size = 0;
 	cr_assert_eq(lfp_eq_readerr(eq, &e, 0),
@@ -1327,11 +1330,7 @@ Test(eq, trywait_after_overrun_is_eagain)
 	struct lfp_eq *eq = open_eq(2, 0, LFP_WAIT_FD, 0);
 	struct lfp_eq_err_entry e;
 
-	put(eq, 1, 1, 1);
-	put(eq, 2, 2, 1);
-	cr_assert_eq(lfp_eq_write(eq, 3, NULL, 0, 0), -LFP_EOVERRUN);
-	take(eq, 1, 1, 1, 0);
-	take(eq, 2, 2, 1, 0);
+	overrun_then_drain(eq, 1);
 	/* Empty of events, but the overrun is there to be read. */
 	cr_assert_eq(trywait1(&eq->fid), -EAGAIN);
 	memset(&e, 0, sizeof(e));

@@ -25,7 +25,6 @@
 
 #include <lfpoll/verbs.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -163,20 +162,6 @@ Test(verbs_chan, sread_on_one_cq_returns_its_event_read_by_another)
 		     "CQ 1's sleeper sees its completion");
 	cr_assert_eq(wc.wr_id, 3);
 	chan_down(&r);
-}
-
-/* Open file descriptors of this process. */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1; /* the directory's own */
 }
 
 Test(verbs_chan, an_fd_cq_holds_two_fds_which_close_and_a_failed_open_give_back)

@@ -677,7 +677,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* The model of lfp_eq_open (docs/contract.md "Event queues", eq.h). */
-	if (attr.flags & ~(LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE))
+	if (attr.flags & ~(LFP_WRITE | LFP_AFFINITY | LFP_EQ_BACKPRESSURE |
+	                   LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER))
 		valid = 0;
 	switch (attr.wait_obj) {
 	case LFP_WAIT_NONE: case LFP_WAIT_UNSPEC: case LFP_WAIT_FD:

@@ -3,7 +3,9 @@
  *
  * Input: byte 0 picks the capacity, bytes 1-2 the slot size (invalid
  * values included: those must give -EINVAL and end the run), byte 3 how
- * the ring is made (lfp_ring_create or lfp_ring_init over caller memory).
+ * the ring is made (bit 0: lfp_ring_create or lfp_ring_init over caller
+ * memory; bits 1-2: its mode, LFP_SINGLE_PRODUCER and LFP_SINGLE_CONSUMER,
+ * which one thread's calls must not be able to tell apart).
  * Then up to FUZZ_MAX_OPS operations, one opcode byte each plus operands:
  * enqueue (lengths 0..slot+3: oversize is -EMSGSIZE), dequeue with a buffer
  * of random size (short: -LFP_ETOOSMALL and the entry stays), peek, consume
@@ -484,45 +486,54 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t cap = pick_capacity(fin_u8(&in));
 	size_t slot = pick_slot(fin_u16(&in));
 	uint8_t how = fin_u8(&in);
+	uint64_t flags = (how & 2 ? LFP_SINGLE_PRODUCER : 0) |
+	                 (how & 4 ? LFP_SINGLE_CONSUMER : 0);
 	int valid = params_valid(cap, slot), ret, ops;
-	size_t msz = lfp_ring_memsize(cap, slot);
+	size_t msz = lfp_ring_memsize_flags(cap, slot, flags);
 	void *mem = NULL;
 
-	TRACE("ring capacity %zu slot %zu (%s), memsize %zu, %s", cap, slot,
-	      valid ? "valid" : "invalid", msz, how & 1 ? "init" : "create");
+	TRACE("ring capacity %zu slot %zu (%s), flags %#llx, memsize %zu, %s", cap,
+	      slot, valid ? "valid" : "invalid", (unsigned long long)flags, msz,
+	      how & 1 ? "init" : "create");
 	if (!valid) {
 		CHECK_EQ(msz, 0, "lfp_ring_memsize(%zu, %zu) of invalid parameters",
 		         cap, slot);
-		CHECK_EQ(lfp_ring_create(cap, slot, &r), -EINVAL,
+		CHECK_EQ(lfp_ring_create_flags(cap, slot, flags, &r), -EINVAL,
 		         "lfp_ring_create(%zu, %zu)", cap, slot);
 		CHECK(r == NULL, "failed create wrote the result");
 		{
 			uint64_t dummy[64];
 
-			CHECK_EQ(lfp_ring_init(&stack_ring, dummy, cap, slot), -EINVAL,
-			         "lfp_ring_init(%zu, %zu)", cap, slot);
+			CHECK_EQ(lfp_ring_init_flags(&stack_ring, dummy, cap, slot, flags),
+			         -EINVAL, "lfp_ring_init(%zu, %zu)", cap, slot);
 		}
 		return 0;
 	}
-	CHECK(msz != 0 && msz / cap >= slot && msz % cap == 0,
+	/* Every mode stores at least the payload and 4 bytes of length an
+	 * entry; the per-slot rings whole slots. */
+	CHECK(msz != 0 && msz / cap >= slot + 4 &&
+	      (flags == (LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER) || msz % cap == 0),
 	      "lfp_ring_memsize(%zu, %zu) = %zu", cap, slot, msz);
 	if (cap > MAX_CAP || slot > MAX_SLOT)
 		return 0; /* valid, but too big to build on every run */
 
-	CHECK_EQ(lfp_ring_create(cap, slot, NULL), -EINVAL, "create(NULL result)");
+	CHECK_EQ(lfp_ring_create_flags(cap, slot, flags, NULL), -EINVAL,
+	         "create(NULL result)");
 	if (how & 1) {
 		if (posix_memalign(&mem, 64, msz))
 			abort();
-		CHECK_EQ(lfp_ring_init(NULL, mem, cap, slot), -EINVAL, "init(NULL ring)");
-		CHECK_EQ(lfp_ring_init(&stack_ring, NULL, cap, slot), -EINVAL,
+		memset(mem, how, msz); /* init must make any memory an empty ring */
+		CHECK_EQ(lfp_ring_init_flags(NULL, mem, cap, slot, flags), -EINVAL,
+		         "init(NULL ring)");
+		CHECK_EQ(lfp_ring_init_flags(&stack_ring, NULL, cap, slot, flags), -EINVAL,
 		         "init(NULL memory)");
-		CHECK_EQ(lfp_ring_init(&stack_ring, (char *)mem + 4, cap, slot), -EINVAL,
-		         "init(misaligned memory)");
-		ret = lfp_ring_init(&stack_ring, mem, cap, slot);
+		CHECK_EQ(lfp_ring_init_flags(&stack_ring, (char *)mem + 4, cap, slot, flags),
+		         -EINVAL, "init(misaligned memory)");
+		ret = lfp_ring_init_flags(&stack_ring, mem, cap, slot, flags);
 		CHECK_EQ(ret, 0, "lfp_ring_init(%zu, %zu)", cap, slot);
 		r = &stack_ring;
 	} else {
-		ret = lfp_ring_create(cap, slot, &r);
+		ret = lfp_ring_create_flags(cap, slot, flags, &r);
 		CHECK_EQ(ret, 0, "lfp_ring_create(%zu, %zu)", cap, slot);
 	}
 

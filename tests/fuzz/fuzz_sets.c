@@ -288,12 +288,14 @@ static void op_cq_read(struct fin *f, uint8_t op, int sread)
 		got = lfp_cq_read(m->cq, buf, count);
 	} else {
 		/* lfp_cq_sread(timeout 0): cond NULL is a threshold of 1; the
-		 * threshold is at least 1 and capped at count. */
+		 * threshold is at least 1 and capped at count and capacity. */
 		cnt = s & 0x80 ? 1 : thr;
 		if (cnt == 0)
 			cnt = 1;
 		if (cnt > count)
 			cnt = count;
+		if (cnt > m->cap)
+			cnt = m->cap; /* more could never be queued (lfp_cq(3)) */
 		if (!buf || count == 0)
 			want = -EINVAL;
 		else if (m->attr.wait_obj == LFP_WAIT_NONE)

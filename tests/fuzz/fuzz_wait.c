@@ -543,6 +543,8 @@ static void op_cq_sread(struct fin *f)
 	eff = nullcond || thr == 0 ? 1 : thr;
 	if (eff > count)
 		eff = count;
+	if (eff > MC[i].cap)
+		eff = MC[i].cap; /* more could never be queued (lfp_cq(3)) */
 	if (MC[i].en)
 		want = -LFP_EAVAIL;
 	else if (MC[i].n >= eff)

@@ -446,6 +446,40 @@ LFP_FORCE_INLINE void lfp__idx_take_run(const struct lfp__ring_geo *g,
 		                     len_each ? d + i * len_each : d, len_each);
 }
 
+/* The default and single-sided modes' burst copies: each slot copied and
+ * published (in) or copied out (out).  A run whose entries all have
+ * len_each bytes (exact) copies with that constant length, so an inline
+ * caller's fixed size reaches memcpy; otherwise each slot's own length. */
+LFP_FORCE_INLINE void lfp__slot_put_run(const struct lfp__ring_geo *g,
+                                        uint64_t pos, const unsigned char *s,
+                                        size_t len_each, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		lfp__copy_racy_in(lfp__ring_data(g, pos + i),
+		                  len_each ? s + i * len_each : s, len_each);
+		lfp__slot_publish(g, pos + i, (uint32_t)len_each);
+	}
+}
+
+LFP_FORCE_INLINE void lfp__slot_take_run(const struct lfp__ring_geo *g,
+                                         uint64_t first, unsigned char *d,
+                                         size_t len_each, size_t k, int exact)
+{
+	size_t i;
+
+	if (LFP__LIKELY(exact)) {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(g, first + i, (uint32_t)len_each,
+			               len_each ? d + i * len_each : d, len_each);
+	} else {
+		for (i = 0; i < k; i++)
+			lfp__ring_take(g, first + i, lfp__slot_meta(g, first + i),
+			               len_each ? d + i * len_each : d, len_each);
+	}
+}
+
 /* The bursts behind lfp_ring_enqueue_burst, lfp_ring_dequeue_burst and the
  * typed front end.  len_each 0 leaves the (then possibly NULL) buffer
  * pointer as it is: no arithmetic on NULL. */
@@ -456,7 +490,7 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
 	const unsigned char *s = (const unsigned char *)src;
 	struct lfp__ring_geo g;
 	uint64_t pos = 0;
-	size_t k, i;
+	size_t k;
 
 	if (LFP__UNLIKELY(len_each > r->slot_size) || n == 0)
 		return 0;
@@ -469,11 +503,7 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
 			lfp__idx_commit_prod(r, pos, k);
 		}
 	} else {
-		for (i = 0; i < k; i++) {
-			lfp__copy_racy_in(lfp__ring_data(&g, pos + i),
-			                  len_each ? s + i * len_each : s, len_each);
-			lfp__slot_publish(&g, pos + i, (uint32_t)len_each);
-		}
+		lfp__slot_put_run(&g, pos, s, len_each, k);
 	}
 	lfp__side_leave(r, 1);
 	return k;
@@ -485,7 +515,7 @@ LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
 	struct lfp__ring_geo g = lfp__ring_geo(r);
 	unsigned char *d = (unsigned char *)dst;
 	struct lfp__claim c;
-	size_t k, i;
+	size_t k;
 
 	lfp__side_enter(r, 0);
 	k = lfp__ring_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
@@ -494,14 +524,8 @@ LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
 			lfp__idx_take_run(&g, c.first, d, len_each, k, c.exact);
 			lfp__idx_commit_cons(r, c.first, k);
 		}
-	} else if (LFP__LIKELY(c.exact) || k == 0) {
-		for (i = 0; i < k; i++)
-			lfp__ring_take(&g, c.first + i, (uint32_t)len_each,
-			               len_each ? d + i * len_each : d, len_each);
 	} else {
-		for (i = 0; i < k; i++)
-			lfp__ring_take(&g, c.first + i, lfp__slot_meta(&g, c.first + i),
-			               len_each ? d + i * len_each : d, len_each);
+		lfp__slot_take_run(&g, c.first, d, len_each, k, c.exact || k == 0);
 	}
 	lfp__side_leave(r, 0);
 	return k;
@@ -517,7 +541,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
 	const unsigned char *s = (const unsigned char *)src;
 	struct lfp__ring_geo g = lfp__ring_geo(r);
 	uint64_t pos = 0;
-	size_t k, i;
+	size_t k;
 
 	if (LFP__UNLIKELY(len_each > r->slot_size || n == 0))
 		return 0;
@@ -534,11 +558,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return 0;
 	k = lfp__slot_try_prod(r, &g, n, &pos);
-	for (i = 0; i < k; i++) {
-		lfp__copy_racy_in(lfp__ring_data(&g, pos + i),
-		                  len_each ? s + i * len_each : s, len_each);
-		lfp__slot_publish(&g, pos + i, (uint32_t)len_each);
-	}
+	lfp__slot_put_run(&g, pos, s, len_each, k);
 	return k;
 }
 
@@ -549,7 +569,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
 	struct lfp__ring_geo g = lfp__ring_geo(r);
 	unsigned char *d = (unsigned char *)dst;
 	struct lfp__claim c;
-	size_t k, i;
+	size_t k;
 
 	if (LFP__UNLIKELY(n == 0))
 		return 0;
@@ -566,15 +586,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return 0;
 	k = lfp__slot_try_cons(r, &g, n, len_each, &c, NULL, NULL);
-	if (LFP__LIKELY(c.exact)) {
-		for (i = 0; i < k; i++)
-			lfp__ring_take(&g, c.first + i, (uint32_t)len_each,
-			               len_each ? d + i * len_each : d, len_each);
-	} else {
-		for (i = 0; i < k; i++)
-			lfp__ring_take(&g, c.first + i, lfp__slot_meta(&g, c.first + i),
-			               len_each ? d + i * len_each : d, len_each);
-	}
+	lfp__slot_take_run(&g, c.first, d, len_each, k, c.exact);
 	return k;
 }
 
