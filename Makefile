@@ -225,12 +225,12 @@ ifeq ($(SANITIZE),thread)
 # Criterion's runner cannot start under TSan (its arena fails to map), so the
 # thread build runs the standalone stress programs, which carry the same
 # multi-threaded assertions.
-check-run: $(STRESSES)
-	@sh tests/run-tests $(STRESSES)
+RUN_PROGS = $(STRESSES)
 else
-check-run: $(TESTS) $(STRESSES)
-	@sh tests/run-tests $(TESTS) $(STRESSES)
+RUN_PROGS = $(TESTS) $(STRESSES)
 endif
+check-run: $(RUN_PROGS)
+	@sh tests/run-tests $(RUN_PROGS)
 
 # Examples are compiled by all and check so they never rot; a module
 # builds the ones that link it (BINDING_EXAMPLES).
@@ -295,8 +295,12 @@ endif
 check-build: check-compile $(EXAMPLES) $(CXX_EXAMPLES)
 	@:
 
+# check builds on every CPU unless make was given its own -j (most of a
+# sanitizer run is compiling); the programs then run one at a time.
+CHECK_J := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+
 check: check-deps $(CHECK_MORE)
-	@$(MAKE) --no-print-directory check-build
+	@$(MAKE) --no-print-directory $(CHECK_J) check-build $(RUN_PROGS)
 	@$(MAKE) --no-print-directory check-run
 
 # For package builds (debian/rules): the header compile tests, the examples

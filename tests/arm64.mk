@@ -105,7 +105,7 @@ arm64-build: $(A64_RUN)
 # The programs take seconds under qemu and carry their own deadlines; a
 # hang fails after 5 minutes rather than run-tests' default 15.
 check-arm64: arm64-deps
-	@$(MAKE) --no-print-directory arm64-build
+	@$(MAKE) --no-print-directory $(CHECK_J) arm64-build
 	@LFP_TEST_TIMEOUT=$${LFP_TEST_TIMEOUT:-300} sh tests/run-tests $(A64_RUN)
 
 CLEAN_DIRS += $(A64_B)

@@ -58,7 +58,7 @@ fuzz-deps:
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: fuzz-deps
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory $(CHECK_J) fuzz-build
 	@FUZZ_FLAGS='$(FUZZ_FLAGS)' FUZZ_KEEP='$(FUZZ_KEEP)' \
 		sh tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_BINS)
 
@@ -73,7 +73,7 @@ FUZZ_BROKEN_fuzz_wait := 'A:[fd-readable]' 'E:[prompt]'
 FUZZ_BROKEN_fuzz_ring := 'L:lfpoll fuzz: lfp_ring_enqueue'
 
 fuzz-broken: fuzz-deps
-	@$(MAKE) --no-print-directory $(foreach t,fuzz_wait fuzz_ring,$(FUZZ_DIR)/$(t) $(FUZZ_DIR)/broken/$(t))
+	@$(MAKE) --no-print-directory $(CHECK_J) $(foreach t,fuzz_wait fuzz_ring,$(FUZZ_DIR)/$(t) $(FUZZ_DIR)/broken/$(t))
 	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
 		$(FUZZ_DIR)/broken/fuzz_wait $(FUZZ_DIR)/fuzz_wait $(FUZZ_BROKEN_fuzz_wait)
 	@FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
