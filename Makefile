@@ -201,7 +201,7 @@ cxx-examples-skipped:
 	@echo "lfpoll: the C++ examples are skipped: no C++ compiler ($(CXX))"
 endif
 
-.PHONY: all all-build deps-core check check-deps check-compile check-run bench bench-deps bench-instr \
+.PHONY: all all-build deps-core check check-deps check-compile check-progs check-run bench bench-deps bench-instr \
 	install install-build uninstall clean docs stress model check-build check-install check-docs \
 	check-cxx check-cxx-build check-repo check-pkg check-deb FORCE
 
@@ -229,7 +229,10 @@ RUN_PROGS = $(STRESSES)
 else
 RUN_PROGS = $(TESTS) $(STRESSES)
 endif
-check-run: $(RUN_PROGS)
+check-progs: $(RUN_PROGS)
+	@:
+
+check-run: check-progs
 	@sh tests/run-tests $(RUN_PROGS)
 
 # Examples are compiled by all and check so they never rot; a module
@@ -300,7 +303,7 @@ check-build: check-compile $(EXAMPLES) $(CXX_EXAMPLES)
 CHECK_J := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 
 check: check-deps $(CHECK_MORE)
-	@$(MAKE) --no-print-directory $(CHECK_J) check-build $(RUN_PROGS)
+	@$(MAKE) --no-print-directory $(CHECK_J) check-build check-progs
 	@$(MAKE) --no-print-directory check-run
 
 # For package builds (debian/rules): the header compile tests, the examples
