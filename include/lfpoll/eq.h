@@ -368,6 +368,21 @@ LFP_SLOW ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
 }
 
 /*
+ * What a read returns when its attempt found no event published: inline,
+ * -EAGAIN when no error is queued and the EQ has not overrun, the answer to
+ * every poll of an idle EQ; otherwise lfp__eq_read_none decides.  The
+ * checks follow the attempt's acquire of the slot word, as the gate's do.
+ */
+LFP_FORCE_INLINE ssize_t lfp__eq_read_empty(struct lfp_eq *eq)
+{
+	/* Acquire on overrun: as in lfp__eq_read_none. */
+	if (LFP__LIKELY(!lfp__ld_rlx_u32(&eq->errq.pending) &&
+	                !lfp__ld_acq_u32(&eq->overrun)))
+		return -EAGAIN;
+	return lfp__failed(lfp__eq_read_none(eq, LFP__RING_EMPTY));
+}
+
+/*
  * lfp_eq_read with LFP_PEEK: copy the head event, leave it queued.  The
  * error check comes after the peek's acquire of the entry, as the gate
  * does for a read.
@@ -476,12 +491,14 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
 	if (LFP__BROKEN("F") && lfp__errq_ready(&eq->errq))
 		return -LFP_EAVAIL; /* checked before the take: the old order */
 	g = lfp__ring_geo(&eq->events);
-	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
-	                  !lfp__slot_try_cons(&eq->events, &g, 1,
+	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
+		return lfp__eq_read_slow(eq, event, buf, len);
+	if (LFP__UNLIKELY(!lfp__slot_try_cons(&eq->events, &g, 1,
 	                                      len < eq->entry_size ? len : eq->entry_size,
 	                                      &c, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
 	                                      &eq->errq)))
-		return lfp__eq_read_slow(eq, event, buf, len);
+		return c.why == LFP__RING_EMPTY ? lfp__eq_read_empty(eq)
+		                                : lfp__eq_read_slow(eq, event, buf, len);
 	if (LFP__UNLIKELY(c.meta == LFP__EQ_VOID))
 		return lfp__eq_read_void(eq, c.first, event, buf, len);
 	*event = c.meta >> 16;

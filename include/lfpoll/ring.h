@@ -100,8 +100,9 @@ struct lfp__claim {
 	int why;                     /* none claimed: LFP__RING_EMPTY etc. */
 };
 
-/* Why a consumer's claim returned 0 (lfp__claim.why). */
-enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED };
+/* Why a consumer's claim returned 0 (lfp__claim.why).  RETRY: only from
+ * one inline attempt, which could not decide (the full claim then does). */
+enum { LFP__RING_EMPTY, LFP__RING_TOO_BIG, LFP__RING_GATED, LFP__RING_RETRY };
 
 LFP_FORCE_INLINE struct lfp__ring_geo lfp__ring_geo(const struct lfp_ring *r)
 {
@@ -386,7 +387,8 @@ LFP_FORCE_INLINE ssize_t lfp_ring_dequeue(struct lfp_ring *r, void *dst,
 
 	if (LFP__UNLIKELY(!r || (!dst && cap)))
 		return -EINVAL;
-	if (LFP__CONSTANT(cap) && (n = lfp__ring_try_dequeue(r, dst, cap)) >= 0)
+	if (LFP__CONSTANT(cap) &&
+	    ((n = lfp__ring_try_dequeue(r, dst, cap)) >= 0 || n == -EAGAIN))
 		return n;
 	return lfp__ring_dequeue_out(r, dst, cap);
 }
@@ -517,7 +519,7 @@ LFP__UNUSED LFP_FORCE_INLINE int lfp_ring_dequeue_##name(struct lfp_ring *r,   \
 {                                                                               \
 	ssize_t n = lfp__ring_try_dequeue(r, v, sizeof(type));                  \
                                                                                 \
-	if (LFP__UNLIKELY(n < 0))                                               \
+	if (LFP__UNLIKELY(n == -1))                                             \
 		n = lfp__ring_dequeue_out_##name(r, v);                         \
 	return n < 0 ? (int)n : 0;                                              \
 }                                                                               \

@@ -316,7 +316,8 @@ LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
 }
 
 /* One attempt at a dequeue, as lfp__ring_try_enqueue: the entry's length,
- * or -1 when it did nothing. */
+ * -EAGAIN when the ring is empty for certain (the answer to a poll of an
+ * idle ring, given inline), or -1 when it did nothing else. */
 LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
                                                size_t cap)
 {
@@ -328,16 +329,17 @@ LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
 		lfp__side_enter(r, 0);
 		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL))) {
 			lfp__side_leave(r, 0);
-			return -1;
+			return c.why == LFP__RING_EMPTY ? -EAGAIN : -1;
 		}
 		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
 		lfp__idx_commit_cons(r, c.first, 1);
 		lfp__side_leave(r, 0);
 		return (ssize_t)len;
 	}
-	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
-	                  !lfp__slot_try_cons(r, &g, 1, cap, &c, NULL, NULL)))
+	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return -1;
+	if (LFP__UNLIKELY(!lfp__slot_try_cons(r, &g, 1, cap, &c, NULL, NULL)))
+		return c.why == LFP__RING_EMPTY ? -EAGAIN : -1;
 	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, dst, cap);
 }
 

@@ -358,9 +358,16 @@ LFP_OUTLINE struct lfp__claim lfp__slot_claim_cons_loop(struct lfp_ring *r,
 
 /*
  * One attempt at claiming up to n published entries from tail that fit in
- * cap: the number claimed, or 0 when this attempt claimed nothing (empty,
- * too big, gated, stale, lost: lfp__slot_claim_cons_loop tells them apart).
- * Fills *c as lfp__slot_claim_cons does.
+ * cap: the number claimed, or 0 when this attempt claimed nothing.  Then
+ * c->why is LFP__RING_EMPTY when the ring is empty for certain: the slot at
+ * pos is still free for pos (no producer published pos) and tail, re-read
+ * after the slot's acquire, is still pos, so the word was this position's
+ * and not a guess laps stale (design.md 1, "Empty").  This is the answer of
+ * every poll of an idle queue, so it is given here, with one more load of
+ * a line the attempt just read.  Otherwise (too big, gated, stale, lost, a
+ * slot a consumer of the previous lap has not freed yet) c->why is
+ * LFP__RING_RETRY: lfp__slot_claim_cons_loop tells them apart.  Fills *c as
+ * lfp__slot_claim_cons does.
  */
 LFP_FORCE_INLINE size_t lfp__slot_try_cons(struct lfp_ring *r,
                                            const struct lfp__ring_geo *g,
@@ -376,13 +383,22 @@ LFP_FORCE_INLINE size_t lfp__slot_try_cons(struct lfp_ring *r,
 	pos = lfp__ld_rlx_u64(&r->tail); /* a guess, validated by the CAS */
 	LFP__SCHED("ring.cons.guessed", r);
 	k = lfp__slot_scan_full(g, pos, n, cap, c, &word, &big);
-	if (LFP__UNLIKELY(!k))
+	if (LFP__UNLIKELY(!k)) {
+		if (LFP__BROKEN("S")) /* empty on the wrapped sequence alone */
+			c->why = !big && lfp__slot_dif(word, lfp__slot_full_hi(g, pos)) < 0
+			         ? LFP__RING_EMPTY : LFP__RING_RETRY;
+		else
+			c->why = word == lfp__slot_free_word(g, pos) &&
+			         lfp__ld_rlx_u64(&r->tail) == pos ? LFP__RING_EMPTY
+			                                          : LFP__RING_RETRY;
 		return 0;
+	}
 	LFP__SCHED("ring.cons.acquired", r);
-	if (gate && gate(garg))
+	if (LFP__UNLIKELY((gate && gate(garg)) ||
+	                  !lfp__slot_take_tail(r, g, pos, k))) {
+		c->why = LFP__RING_RETRY;
 		return 0;
-	if (LFP__UNLIKELY(!lfp__slot_take_tail(r, g, pos, k)))
-		return 0;
+	}
 	/* Until we free them, producers see these slots full. */
 	LFP__SCHED("ring.cons.claimed", r);
 	c->first = pos;
@@ -414,7 +430,7 @@ LFP_FORCE_INLINE size_t lfp__slot_claim_cons(struct lfp_ring *r,
 {
 	size_t k = lfp__slot_try_cons(r, g, n, cap, c, gate, garg);
 
-	if (LFP__LIKELY(k))
+	if (LFP__LIKELY(k) || c->why == LFP__RING_EMPTY)
 		return k;
 	*c = lfp__slot_claim_cons_loop(r, n, cap, gate, garg, &k);
 	if (k)
