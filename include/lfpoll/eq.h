@@ -375,7 +375,8 @@ LFP_SLOW ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
  */
 LFP_FORCE_INLINE ssize_t lfp__eq_read_empty(struct lfp_eq *eq)
 {
-	/* Acquire on overrun: as in lfp__eq_read_none. */
+	/* Acquire on overrun: pairs with lfp__eq_full's RMW, as in
+	 * lfp__eq_read_none. */
 	if (LFP__LIKELY(!lfp__ld_rlx_u32(&eq->errq.pending) &&
 	                !lfp__ld_acq_u32(&eq->overrun)))
 		return -EAGAIN;

@@ -362,11 +362,12 @@ LFP_OUTLINE struct lfp__claim lfp__slot_claim_cons_loop(struct lfp_ring *r,
  * c->why is LFP__RING_EMPTY when the ring is empty for certain: the slot at
  * pos is still free for pos (no producer published pos) and tail, re-read
  * after the slot's acquire, is still pos, so the word was this position's
- * and not a guess laps stale (design.md 1, "Empty").  This is the answer of
- * every poll of an idle queue, so it is given here, with one more load of
- * a line the attempt just read.  Otherwise (too big, gated, stale, lost, a
- * slot a consumer of the previous lap has not freed yet) c->why is
- * LFP__RING_RETRY: lfp__slot_claim_cons_loop tells them apart.  Fills *c as
+ * and not a guess laps stale (design.md 1, "Claims, inline and out of
+ * line").  This is the answer of every poll of an idle queue, so it is
+ * given here, with one more load of a line the attempt just read.
+ * Otherwise (too big, gated, stale, lost, a slot a consumer of the
+ * previous lap has not freed yet) c->why is LFP__RING_RETRY:
+ * lfp__slot_claim_cons_loop tells them apart.  Fills *c as
  * lfp__slot_claim_cons does.
  */
 LFP_FORCE_INLINE size_t lfp__slot_try_cons(struct lfp_ring *r,
