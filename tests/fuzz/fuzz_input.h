@@ -15,6 +15,8 @@
 #ifndef LFP_FUZZ_INPUT_H
 #define LFP_FUZZ_INPUT_H
 
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,6 +139,26 @@ int lfp_test_broken(const char *defect)
 /* ------------------------------------------------------------- payloads */
 
 /* A byte pattern that differs for every (seed, index). */
+/*
+ * poll(2) one fd for POLLIN with no timeout: poll's result, *revents set.
+ * libFuzzer's -timeout runs on SIGALRM, which can interrupt even a poll
+ * that does not wait: EINTR is retried, as lfpoll's own sleeps do.
+ */
+static inline int fuzz_poll_now(int fd, short *revents)
+{
+	struct pollfd p;
+	int n;
+
+	do {
+		p.fd = fd;
+		p.events = POLLIN;
+		p.revents = 0;
+		n = poll(&p, 1, 0);
+	} while (n < 0 && errno == EINTR);
+	*revents = p.revents;
+	return n;
+}
+
 static inline void fuzz_pattern(unsigned char *b, size_t n, uint32_t seed)
 {
 	size_t i;

@@ -215,18 +215,15 @@ static void produced(int o)
 
 static void fd_check(int o, const char *after)
 {
-	struct pollfd p;
+	short revents;
 	int n;
 
 	if (O[o].fd < 0)
 		return;
-	p.fd = O[o].fd;
-	p.events = POLLIN;
-	p.revents = 0;
-	n = poll(&p, 1, 0);
-	CHECK(n >= 0 && !(p.revents & (POLLERR | POLLNVAL)),
-	      "poll on the descriptor of %s: %d, revents %#x", obj_name(o), n,
-	      (unsigned)p.revents);
+	n = fuzz_poll_now(O[o].fd, &revents);
+	CHECK(n >= 0 && !(revents & (POLLERR | POLLNVAL)),
+	      "poll on the descriptor of %s: %d (%s), revents %#x", obj_name(o),
+	      n, n < 0 ? strerror(errno) : "ok", (unsigned)revents);
 	if (O[o].posted && n != 1) {
 		int work;
 
