@@ -497,9 +497,10 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
 	g = lfp__ring_geo(&eq->events);
 	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return lfp__eq_read_slow(eq, event, buf, len);
-	if (LFP__UNLIKELY(!lfp__slot_try_cons(&eq->events, &g, 1,
-	                                      len < eq->entry_size ? len : eq->entry_size,
-	                                      &c, LFP__BROKEN("F") ? NULL : lfp__errq_gate,
+	/* The claim's cap is len itself: no event is longer than entry_size,
+	 * so a longer len changes nothing but a compare against it. */
+	if (LFP__UNLIKELY(!lfp__slot_try_cons(&eq->events, &g, 1, len, &c,
+	                                      LFP__BROKEN("F") ? NULL : lfp__errq_gate,
 	                                      &eq->errq)))
 		return c.why == LFP__RING_EMPTY ? lfp__eq_read_empty(eq)
 		                                : lfp__eq_read_slow(eq, event, buf, len);
