@@ -28,6 +28,10 @@
  *   timed       sread with small random timeouts against writers with random
  *               pauses (FD, MUTEX_COND, YIELD): everything written is
  *               received, and -EAGAIN never comes before the timeout.
+ *   spsc        an SP/SC EQ through lfp_eq_write_spsc / lfp_eq_read_spsc and
+ *               sread, errors queued between events (FD, MUTEX_COND): each
+ *               error before the event after it, in order, no sread that
+ *               sleeps its whole timeout while the writer writes.
  *   errwake     an error written while a thread sleeps in sread(-1) wakes it
  *               with -LFP_EAVAIL (FD, MUTEX_COND, YIELD).
  *   readerr     2 writers of errors x 2 readerr threads with their own
@@ -41,7 +45,7 @@
  *
  * A deadline only turns a hang into a failure; there is no timing threshold.
  */
-#include <lfpoll/eq.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/eq.h>
 
 #include <poll.h>
 #include <stdarg.h>
@@ -838,6 +842,133 @@ static void phase_timed(enum lfp_wait_obj obj, uint32_t per)
 	     (unsigned long long)atomic_load(&ph.zero_timeouts));
 }
 
+/* ------------------------------------------------------------ spsc */
+
+/*
+ * An SP/SC EQ driven through lfp_eq_write_spsc and lfp_eq_read_spsc, with
+ * lfp_eq_sread when the reader finds it empty, and constant lengths (events
+ * of ESZ bytes, zero after the payload) so that both calls take their
+ * inline paths: one writer with random
+ * pauses (and a nap every SPSC_NAP_EVERY events, in which the reader goes
+ * to sleep), which queues an error (data = seq) before every
+ * SPSC_ERR_EVERY-th event.  The reader must see every event once and in order, each error
+ * before the event written after it, and must never sleep the whole of
+ * its sread timeout while the writer is writing (a lost wake-up).
+ */
+#define SPSC_ERR_EVERY 64
+#define SPSC_NAP_EVERY 512
+#define SPSC_SREAD_MS  3000
+
+static void *spsc_writer(void *p)
+{
+	struct stress_worker *a = p;
+	struct phase *ph = a->shared;
+	struct lfp_eq_err_entry err;
+	unsigned char buf[ESZ];
+	uint64_t rng = ph->pause_seed;
+	unsigned spins;
+	uint32_t seq;
+	ssize_t ret;
+
+	stress_crew_start(a);
+	for (seq = 0; seq < ph->t.per; seq++) {
+		random_pause(&rng);
+		if (seq % SPSC_NAP_EVERY == SPSC_NAP_EVERY / 2)
+			sleep_us(2000); /* long enough for the reader to sleep */
+		if (seq % SPSC_ERR_EVERY == 0) {
+			memset(&err, 0, sizeof(err));
+			err.err = EIO;
+			err.data = seq;
+			spins = 0;
+			while ((ret = lfp_eq_write_err(ph->eq, &err)) == -EAGAIN)
+				phase_backoff(ph, &spins);
+			CHECK(ret == (ssize_t)sizeof(err), "%s: write_err before seq "
+			      "%u = %zd", ph->t.name, seq, ret);
+		}
+		/* The whole ESZ bytes, zero after the payload: a constant
+		 * length, which is what takes the call's inline path. */
+		memset(buf, 0, sizeof(buf));
+		(void)make_payload(0, seq, buf);
+		spins = 0;
+		while ((ret = lfp_eq_write_spsc(ph->eq, ev_code(0, seq), buf, ESZ,
+		                                0)) == -EAGAIN) {
+			atomic_fetch_add_explicit(&ph->full, 1, memory_order_relaxed);
+			phase_backoff(ph, &spins);
+		}
+		CHECK(ret == ESZ, "%s: write_spsc of seq %u = %zd", ph->t.name,
+		      seq, ret);
+	}
+	return NULL;
+}
+
+static void *spsc_reader(void *p)
+{
+	struct lfp_eq_err_entry err;
+	struct reader r;
+	unsigned char buf[ESZ], want[ESZ];
+	uint32_t code, seq, next_err = 0;
+	size_t len, i;
+	uint64_t t0, el;
+	ssize_t n;
+
+	reader_start(&r, p);
+	r.consecutive = 1;
+	while (!reader_done(&r)) {
+		n = lfp_eq_read_spsc(r.ph->eq, &code, buf, sizeof(buf), 0);
+		if (n == -EAGAIN) {
+			t0 = stress_now_ns();
+			n = lfp_eq_sread(r.ph->eq, &code, buf, sizeof(buf),
+			                 SPSC_SREAD_MS, 0);
+			el = stress_now_ns() - t0;
+			CHECK(el < (uint64_t)SPSC_SREAD_MS * 1000000, "%s: sread slept "
+			      "its whole %d ms (returned %zd) while the writer wrote: "
+			      "a lost wake-up", r.name, SPSC_SREAD_MS, n);
+			r.ph->sleeps++;
+			if (n == -EAGAIN)
+				continue; /* the event came between the two reads */
+		}
+		if (n == -LFP_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			n = lfp_eq_readerr(r.ph->eq, &err, 0);
+			CHECK(n == (ssize_t)sizeof(err) && err.err == EIO &&
+			      err.data == next_err, "%s: readerr = %zd, err %d, data "
+			      "%llu; expected the error before seq %u", r.name, n,
+			      err.err, (unsigned long long)err.data, next_err);
+			next_err += SPSC_ERR_EVERY;
+			continue;
+		}
+		CHECK(n == ESZ, "%s: read = %zd", r.name, n);
+		memcpy(&seq, buf + 4, 4);
+		len = seq < r.ph->t.per ? make_payload(0, seq, want) : ESZ;
+		for (i = len; i < ESZ; i++)
+			CHECK(buf[i] == 0, "%s: seq %u: byte %zu after the payload is "
+			      "%#x, written 0", r.name, seq, i, buf[i]);
+		(void)reader_take(&r, code, buf, (ssize_t)len, &seq);
+		CHECK(seq < next_err, "%s: seq %u read before the error queued "
+		      "ahead of it (next error expected: %u)", r.name, seq, next_err);
+	}
+	return NULL;
+}
+
+static void phase_spsc(enum lfp_wait_obj obj, uint32_t per)
+{
+	static char name[64];
+	const struct stress_kind kinds[] = {
+		{ 1, spsc_reader }, { 1, spsc_writer }, { 0, NULL }
+	};
+	struct phase ph;
+
+	snprintf(name, sizeof(name), "spsc %s", obj_name(obj));
+	phase_run(&ph, name, eq_open(16, LFP_EQ_BACKPRESSURE | LFP_SINGLE_PRODUCER |
+	                                 LFP_SINGLE_CONSUMER, obj),
+	          1, per, 77, kinds);
+	pass(name, ph.t0, "%u events and %u errors in order through the SP/SC "
+	     "calls, %llu sreads, %llu writes found it full", per,
+	     (per + SPSC_ERR_EVERY - 1) / SPSC_ERR_EVERY,
+	     (unsigned long long)ph.sleeps,
+	     (unsigned long long)atomic_load(&ph.full));
+}
+
 /* ------------------------------------------------------------ errwake */
 
 static void *errwake_reader(void *p)
@@ -1078,6 +1209,8 @@ int main(void)
 	phase_timed(LFP_WAIT_FD, (uint32_t)stress_count(20000, 10000));
 	phase_timed(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(20000, 10000));
 	phase_timed(LFP_WAIT_YIELD, (uint32_t)stress_count(20000, 10000));
+	phase_spsc(LFP_WAIT_FD, (uint32_t)stress_count(100000, 30000));
+	phase_spsc(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(100000, 30000));
 	phase_errwake(LFP_WAIT_FD, (uint32_t)stress_count(300, 100));
 	phase_errwake(LFP_WAIT_MUTEX_COND, (uint32_t)stress_count(300, 100));
 	phase_errwake(LFP_WAIT_YIELD, (uint32_t)stress_count(300, 100));

@@ -10,7 +10,7 @@
  * (-EMFILE, nothing leaked, an older EQ still works) and an fd-leak count
  * around many opens and closes of FD objects and sets.
  */
-#include <lfpoll/lfpoll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/lfpoll.h>
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -32,6 +32,8 @@ static struct lfp_eq *g_eq;            /* NONE, 3 events queued */
 static struct lfp_eq *g_eq_fd;         /* FD, empty */
 static struct lfp_eq *g_eq_yield;      /* YIELD */
 static struct lfp_eq *g_eq_over;       /* size 2, overrun */
+static struct lfp_eq *g_eq_spsc;       /* g_eq's twin, SP/SC mode */
+static struct lfp_eq *g_eq_spsc_over;  /* g_eq_over's twin, SP/SC mode */
 static struct lfp_eq *g_eq_member;     /* member of g_ws (SET) */
 static struct lfp_cq *g_cq;            /* NONE, 3 completions queued */
 static struct lfp_cq *g_cq_member;     /* member of g_ws (SET) */
@@ -76,6 +78,19 @@ static void fixture_up(void)
 		cr_assert_eq(lfp_eq_write(g_eq, LFP_EVENT_USER + (uint32_t)i,
 		                          &ev_payload[i], sizeof(ev_payload[i]), 0),
 		             (ssize_t)sizeof(ev_payload[i]));
+
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER;
+	cr_assert_eq(lfp_eq_open(&ea, &g_eq_spsc, NULL), 0);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(lfp_eq_write_spsc(g_eq_spsc, LFP_EVENT_USER + (uint32_t)i,
+		                               &ev_payload[i], sizeof(ev_payload[i]), 0),
+		             (ssize_t)sizeof(ev_payload[i]));
+	ea.size = 2;
+	cr_assert_eq(lfp_eq_open(&ea, &g_eq_spsc_over, NULL), 0);
+	cr_assert_eq(lfp_eq_write_spsc(g_eq_spsc_over, 1, NULL, 0, 0), 0);
+	cr_assert_eq(lfp_eq_write_spsc(g_eq_spsc_over, 2, NULL, 0, 0), 0);
+	cr_assert_eq(lfp_eq_write_spsc(g_eq_spsc_over, 3, NULL, 0, 0), -LFP_EOVERRUN);
 
 	memset(&ea, 0, sizeof(ea));
 	ea.wait_obj = LFP_WAIT_FD;
@@ -150,6 +165,8 @@ static void fixture_down(void)
 	cr_assert_eq(lfp_wait_close(g_ws_pollfd), 0);
 	cr_assert_eq(lfp_wait_close(g_ws_mc), 0);
 	cr_assert_eq(lfp_eq_close(g_eq_over), 0);
+	cr_assert_eq(lfp_eq_close(g_eq_spsc_over), 0);
+	cr_assert_eq(lfp_eq_close(g_eq_spsc), 0);
 	cr_assert_eq(lfp_eq_close(g_eq_yield), 0);
 	cr_assert_eq(lfp_eq_close(g_eq_fd), 0);
 	cr_assert_eq(lfp_eq_close(g_eq), 0);
@@ -330,6 +347,24 @@ static void ring_consume_rows(void)
 
 /* ------------------------------------------------------------ EQ rows */
 
+/*
+ * The SP/SC calls (lfp_eq_write_spsc, lfp_eq_read_spsc) answer every row as
+ * the plain calls do: on the row's own EQ (another mode: they hand it to the
+ * plain call) and on its SP/SC twin (their own inline path).  Pass 0 is the
+ * plain call, 1 the SP/SC call on the row's EQ, 2 on the twin.
+ */
+#define EQ_CALL_PASSES 3
+
+static struct lfp_eq *spsc_twin(struct lfp_eq *eq)
+{
+	return eq == g_eq ? g_eq_spsc : eq == g_eq_over ? g_eq_spsc_over : eq;
+}
+
+static const char *eq_call_name(int pass)
+{
+	return pass == 0 ? "" : pass == 1 ? " (spsc call)" : " (spsc call, SP/SC EQ)";
+}
+
 static void eq_open_rows(void)
 {
 	struct eq_open_row {
@@ -407,12 +442,24 @@ static void eq_read_rows(void)
 	}, *p;
 	ssize_t ret;
 
+	char name[96];
+	int k;
+
 	FOR_ROWS(p, rows) {
-		if (p->sread)
+		if (p->sread) {
 			ret = lfp_eq_sread(p->eq, p->event, p->buf, p->len, p->timeout, p->flags);
-		else
-			ret = lfp_eq_read(p->eq, p->event, p->buf, p->len, p->flags);
-		expect_row(p->name, ret, p->want);
+			expect_row(p->name, ret, p->want);
+			continue;
+		}
+		for (k = 0; k < EQ_CALL_PASSES; k++) {
+			snprintf(name, sizeof(name), "%s%s", p->name, eq_call_name(k));
+			if (k == 0)
+				ret = lfp_eq_read(p->eq, p->event, p->buf, p->len, p->flags);
+			else
+				ret = lfp_eq_read_spsc(k == 1 ? p->eq : spsc_twin(p->eq),
+				                       p->event, p->buf, p->len, p->flags);
+			expect_row(name, ret, p->want);
+		}
 	}
 }
 
@@ -463,9 +510,20 @@ static void eq_write_rows(void)
 		  .len = 0 },
 	}, *p;
 
+	char name[96];
+	ssize_t ret;
+	int k;
+
 	FOR_ROWS(p, rows)
-		expect_row(p->name, lfp_eq_write(p->eq, p->event, p->buf, p->len, p->flags),
-		           p->want);
+		for (k = 0; k < EQ_CALL_PASSES; k++) {
+			snprintf(name, sizeof(name), "%s%s", p->name, eq_call_name(k));
+			if (k == 0)
+				ret = lfp_eq_write(p->eq, p->event, p->buf, p->len, p->flags);
+			else
+				ret = lfp_eq_write_spsc(k == 1 ? p->eq : spsc_twin(p->eq),
+				                        p->event, p->buf, p->len, p->flags);
+			expect_row(name, ret, p->want);
+		}
 }
 
 static void eq_write_err_rows(void)

@@ -308,9 +308,20 @@ Test(modes, an_idle_eq_or_cq_of_default_size_touches_no_slot_page)
 
 /* ---------------------------------------------------------------- EQ, CQ */
 
-/* Every mode keeps the EQ's rules: FIFO with codes and lengths, PEEK,
- * short buffers, errors first, overrun final, back-pressure. */
-Test(modes, eq_rules_hold_in_every_mode)
+/*
+ * Every mode keeps the EQ's rules: FIFO with codes and lengths, PEEK,
+ * short buffers, errors first, overrun final, back-pressure.  With
+ * spsc_calls, through lfp_eq_write_spsc and lfp_eq_read_spsc, which must
+ * give the same answers on an EQ of every mode (their own path on an
+ * SP/SC EQ, the plain calls' on the others).  Constant lengths take the
+ * calls' inline paths, the varying ones (8 + i) their out-of-line paths.
+ */
+#define EQW(eq, ev, b, n) (spsc_calls ? lfp_eq_write_spsc(eq, ev, b, n, 0) \
+                                      : lfp_eq_write(eq, ev, b, n, 0))
+#define EQR(eq, ev, b, n, f) (spsc_calls ? lfp_eq_read_spsc(eq, ev, b, n, f) \
+                                         : lfp_eq_read(eq, ev, b, n, f))
+
+static void eq_rules(int spsc_calls)
 {
 	unsigned char in[24], out[24];
 	struct lfp_eq_err_entry err;
@@ -320,43 +331,46 @@ Test(modes, eq_rules_hold_in_every_mode)
 
 	for (m = 0; m < 4; m++) {
 		struct lfp_eq_attr a = { .size = 4, .flags = modes[m], .entry_size = 24 };
-		const char *mn = mode_name(modes[m]);
+		char mn[64];
+
+		snprintf(mn, sizeof(mn), "%s%s", mode_name(modes[m]),
+		         spsc_calls ? ", spsc calls" : "");
 
 		eq = open_eq_attr(&a, NULL);
 		for (i = 0; i < 3; i++) {
 			pattern(in, sizeof(in), (unsigned)i);
-			cr_assert_eq(lfp_eq_write(eq, 10 + (uint32_t)i, in, 8 + i, 0),
+			cr_assert_eq(EQW(eq, 10 + (uint32_t)i, in, 8 + i),
 			             (ssize_t)(8 + i), "%s", mn);
 		}
-		cr_assert_eq(lfp_eq_read(eq, &code, out, 4, 0), -LFP_ETOOSMALL, "%s", mn);
-		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), LFP_PEEK), 8, "%s", mn);
+		cr_assert_eq(EQR(eq, &code, out, 4, 0), -LFP_ETOOSMALL, "%s", mn);
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), LFP_PEEK), 8, "%s", mn);
 		cr_assert_eq(code, 10);
 		err.fid = NULL;
 		memset(&err, 0, sizeof(err));
 		err.err = EIO;
 		cr_assert_eq(lfp_eq_write_err(eq, &err), (ssize_t)sizeof(err), "%s", mn);
-		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL,
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL,
 		             "%s: an event passed an error queued before it... or after",
 		             mn);
 		memset(&err, 0, sizeof(err));
 		cr_assert_eq(lfp_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
 		for (i = 0; i < 3; i++) {
 			pattern(in, sizeof(in), (unsigned)i);
-			cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0),
+			cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0),
 			             (ssize_t)(8 + i), "%s: event %zu", mn, i);
 			cr_assert_eq(code, 10 + i, "%s: event %zu out of order", mn, i);
 			cr_assert_arr_eq(out, in, 8 + i, "%s", mn);
 		}
-		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -EAGAIN, "%s", mn);
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), -EAGAIN, "%s", mn);
 		/* Fill (4), overrun, then drained: -LFP_EAVAIL for good. */
 		for (i = 0; i < 4; i++)
-			cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s", mn);
-		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -LFP_EOVERRUN, "%s", mn);
-		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -LFP_EOVERRUN, "%s", mn);
+			cr_assert_eq(EQW(eq, 1, in, 4), 4, "%s", mn);
+		cr_assert_eq(EQW(eq, 1, in, 4), -LFP_EOVERRUN, "%s", mn);
+		cr_assert_eq(EQW(eq, 1, in, 4), -LFP_EOVERRUN, "%s", mn);
 		for (i = 0; i < 4; i++)
-			cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), 4,
+			cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), 4,
 			             "%s: a valid event lost to the overrun", mn);
-		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL, "%s", mn);
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL, "%s", mn);
 		cr_assert_eq(lfp_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
 		cr_assert_eq(err.err, LFP_EOVERRUN, "%s", mn);
 		cr_assert_eq(lfp_eq_close(eq), 0);
@@ -364,12 +378,25 @@ Test(modes, eq_rules_hold_in_every_mode)
 		a.flags = modes[m] | LFP_EQ_BACKPRESSURE;
 		eq = open_eq_attr(&a, NULL);
 		for (i = 0; i < 4; i++)
-			cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s", mn);
-		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), -EAGAIN, "%s", mn);
-		cr_assert_eq(lfp_eq_read(eq, &code, out, sizeof(out), 0), 4, "%s", mn);
-		cr_assert_eq(lfp_eq_write(eq, 1, in, 4, 0), 4, "%s: no room after a read", mn);
+			cr_assert_eq(EQW(eq, 1, in, 4), 4, "%s", mn);
+		cr_assert_eq(EQW(eq, 1, in, 4), -EAGAIN, "%s", mn);
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), 4, "%s", mn);
+		cr_assert_eq(EQW(eq, 1, in, 4), 4, "%s: no room after a read", mn);
 		cr_assert_eq(lfp_eq_close(eq), 0);
 	}
+}
+
+#undef EQW
+#undef EQR
+
+Test(modes, eq_rules_hold_in_every_mode)
+{
+	eq_rules(0);
+}
+
+Test(modes, eq_rules_hold_in_every_mode_through_the_spsc_calls)
+{
+	eq_rules(1);
 }
 
 /* Every mode keeps the CQ's rules: bursts, source addresses, errors
@@ -437,6 +464,23 @@ static void *spsc_writer(void *p)
 	return NULL;
 }
 
+/* As spsc_writer, through lfp_eq_write_spsc, the event code varying. */
+static void *spsc_call_writer(void *p)
+{
+	struct spsc_arg *a = p;
+	unsigned i = 0;
+
+	while (i < a->n) {
+		if (lfp_eq_write_spsc(a->eq, i & 0xff, &i, sizeof(i), 0) !=
+		    (ssize_t)sizeof(i))
+			continue;
+		/* Now and then a pause, so that the reader goes to sleep. */
+		if (++i % 4096 == 0)
+			usleep(200);
+	}
+	return NULL;
+}
+
 Test(modes, index_eq_between_two_threads_loses_nothing)
 {
 	struct lfp_eq_attr a = { .size = 16, .flags = SP | SC | LFP_EQ_BACKPRESSURE,
@@ -457,5 +501,44 @@ Test(modes, index_eq_between_two_threads_loses_nothing)
 		want++;
 	}
 	pthread_join(t, NULL);
+	cr_assert_eq(lfp_eq_close(w.eq), 0);
+}
+
+/* The same through the SP/SC calls: the reader polls with
+ * lfp_eq_read_spsc and sleeps in lfp_eq_sread when it finds the EQ empty
+ * (one consumer thread may use both).  The writer pauses now and then, so
+ * the reader does sleep; a sleep that outlasts 2 s slept through a write
+ * (a lost wake-up: the sread would still return the event, at its
+ * timeout). */
+Test(modes, index_eq_through_the_spsc_calls_loses_nothing)
+{
+	struct lfp_eq_attr a = { .size = 16, .flags = SP | SC | LFP_EQ_BACKPRESSURE,
+	                         .wait_obj = LFP_WAIT_FD };
+	struct spsc_arg w;
+	unsigned want = 0, v, sleeps = 0;
+	uint32_t code;
+	pthread_t t;
+	ssize_t n;
+
+	w.eq = open_eq_attr(&a, NULL);
+	w.n = 200000;
+	cr_assert_eq(pthread_create(&t, NULL, spsc_call_writer, &w), 0);
+	while (want < w.n) {
+		n = lfp_eq_read_spsc(w.eq, &code, &v, sizeof(v), 0);
+		if (n == -EAGAIN) {
+			int64_t t0 = now_ms();
+
+			n = lfp_eq_sread(w.eq, &code, &v, sizeof(v), 5000, 0);
+			cr_assert_lt(now_ms() - t0, 2000, "sread slept %lld ms with "
+			             "event %u written", (long long)(now_ms() - t0), want);
+			sleeps++;
+		}
+		cr_assert_eq(n, (ssize_t)sizeof(v), "read %zd after %u events", n, want);
+		cr_assert_eq(v, want, "event %u read as %u", want, v);
+		cr_assert_eq(code, want & 0xff, "event %u came with code %u", want, code);
+		want++;
+	}
+	pthread_join(t, NULL);
+	cr_assert_gt(sleeps, 0, "the reader never slept: nothing was tested of the wake");
 	cr_assert_eq(lfp_eq_close(w.eq), 0);
 }

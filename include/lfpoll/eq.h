@@ -512,6 +512,97 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
 	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, buf, len);
 }
 
+/* lfp_eq_read whole, out of line: lfp_eq_read_spsc's answer to flags,
+ * bad arguments and an EQ of another mode. */
+LFP_OUTLINE ssize_t lfp__eq_read_out(struct lfp_eq *eq, uint32_t *event,
+                                     void *buf, size_t len, uint64_t flags)
+{
+	return lfp_eq_read(eq, event, buf, len, flags);
+}
+
+/*
+ * lfp_eq_write for an EQ opened with LFP_SINGLE_PRODUCER and
+ * LFP_SINGLE_CONSUMER: the same arguments and results, with that mode's
+ * write inline (wait-free: a claim of the producer's own index, the copy,
+ * one release store) where lfp_eq_write has the default mode's.  On an EQ
+ * of another mode it does what lfp_eq_write does, out of line.  The mode
+ * is chosen by the call, at compile time, so that neither call's sites
+ * carry the other mode's path.
+ */
+LFP_FORCE_INLINE ssize_t lfp_eq_write_spsc(struct lfp_eq *eq, uint32_t event,
+                                           const void *buf, size_t len,
+                                           uint64_t flags)
+{
+	struct lfp__ring_geo g;
+	uint64_t pos;
+
+	if (LFP__UNLIKELY(!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT ||
+	                  len > eq->entry_size))
+		return lfp__eq_write_refused(eq, event, buf, len, flags);
+	g = lfp__ring_geo(&eq->events);
+	/*
+	 * Relaxed on overrun: with one producer, the thread that sets the
+	 * flag (lfp__eq_full, from a write or an error write) is this one,
+	 * so there is nothing to order, and no position can be claimed
+	 * after it was set: no void entry, no re-check after the claim.
+	 */
+	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_INDEX ||
+	                                         lfp__ld_rlx_u32(&eq->overrun)))
+		return lfp__eq_write_slow(eq, event, buf, len);
+	lfp__side_enter(&eq->events, 1);
+	if (LFP__UNLIKELY(!lfp__idx_claim_prod(&eq->events, &g, 1, &pos))) {
+		lfp__side_leave(&eq->events, 1);
+		return lfp__eq_write_slow(eq, event, buf, len); /* full */
+	}
+	LFP__SCHED("eq.write.claimed", eq);
+	lfp__copy_racy_in(lfp__ring_data(&g, pos), buf, len);
+	g.meta[pos & g.mask] = LFP__EQ_META(event, len);
+	lfp__idx_commit_prod(&eq->events, pos, 1); /* P1 */
+	lfp__side_leave(&eq->events, 1);
+	lfp__waitable_notify(&eq->w);
+	return (ssize_t)len;
+}
+
+/*
+ * lfp_eq_read for an EQ opened with LFP_SINGLE_PRODUCER and
+ * LFP_SINGLE_CONSUMER, as lfp_eq_write_spsc: the same arguments and
+ * results (LFP_PEEK included), that mode's read inline.
+ */
+LFP_FORCE_INLINE ssize_t lfp_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
+                                          void *buf, size_t len, uint64_t flags)
+{
+	struct lfp__ring_geo g;
+	struct lfp__claim c;
+	ssize_t r;
+
+	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || flags))
+		return lfp__eq_read_out(eq, event, buf, len, flags);
+	g = lfp__ring_geo(&eq->events);
+	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_INDEX) ||
+	    LFP__BROKEN("F"))
+		return lfp__eq_read_slow(eq, event, buf, len);
+	lfp__side_enter(&eq->events, 0);
+	/* The gate runs after the claim's acquire of head (I3), as in
+	 * lfp__eq_read_on: an error queued before the event is seen. */
+	if (LFP__UNLIKELY(!lfp__idx_claim_cons(&eq->events, &g, 1, len, &c,
+	                                       lfp__errq_gate, &eq->errq))) {
+		lfp__side_leave(&eq->events, 0);
+		return c.why == LFP__RING_EMPTY ? lfp__eq_read_empty(eq)
+		                                : lfp__failed(lfp__eq_read_none(eq, c.why));
+	}
+	/* A void entry (never written with one producer: see
+	 * lfp_eq_write_spsc) is left to the full read, which skips it. */
+	if (LFP__UNLIKELY(c.meta == LFP__EQ_VOID)) {
+		lfp__side_leave(&eq->events, 0);
+		return lfp__eq_read_slow(eq, event, buf, len);
+	}
+	*event = c.meta >> 16;
+	r = (ssize_t)lfp__ring_take(&g, c.first, c.meta, buf, len);
+	lfp__idx_commit_cons(&eq->events, c.first, 1);
+	lfp__side_leave(&eq->events, 0);
+	return r;
+}
+
 /* The synthetic entry every readerr returns once the queued errors of an
  * overrun EQ are read. */
 LFP_INLINE int lfp__eq_overrun_entry(void *buf, void *arg)

@@ -3,7 +3,7 @@
  * as docs/contract.md, "Event queues" and eq.h define it.
  *
  * Input: bytes 0-3 pick the attributes (size, entry_size, flags including
- * LFP_EQ_BACKPRESSURE and invalid bits, wait object NONE/UNSPEC/FD/
+ * LFP_EQ_BACKPRESSURE, the ring modes and invalid bits, wait object NONE/UNSPEC/FD/
  * MUTEX_COND/YIELD/SET with a real wait set, and invalid ones: those must
  * give -EINVAL and end the run).  Then up to FUZZ_MAX_OPS operations: write
  * (sizes up to past entry_size), runs of writes, write_err (err_data sizes
@@ -12,7 +12,8 @@
  * random size, with and without LFP_PEEK), sread (timeout 0, or a short
  * timeout when the model says the call returns at once), lfp_trywait, the
  * wait object's fd after a trywait, lfp_wait on the set, control, strerror
- * and argument errors.
+ * and argument errors.  Writes and reads alternate between the plain calls
+ * and the SP/SC pair (see call_write), with common lengths as constants.
  *
  * The model: an event FIFO, an error FIFO of min(capacity,
  * LFP_EQ_ERR_CAPACITY) entries, and the overrun flag:
@@ -158,6 +159,45 @@ static size_t pick_rlen(struct fin *f, size_t head_len)
 
 /* ----------------------------------------------------------- operations */
 
+/*
+ * The write and read calls, every other one through the SP/SC pair
+ * (lfp_eq_write_spsc, lfp_eq_read_spsc), which must answer as the plain
+ * pair does on an EQ of any mode.  A length among CONST_LENS is passed as
+ * a compile-time constant, which is what takes a call's inline path; any
+ * other length as it is (the out-of-line path).
+ */
+#define CONST_LENS(X) X(0) X(1) X(4) X(8) X(16) X(24) X(32) X(64)
+
+static unsigned calls;
+
+static ssize_t call_write(uint32_t code, const void *src, size_t len, uint64_t flags)
+{
+	int spsc = calls++ & 1;
+
+	switch (len) {
+#define W(n) case n: return spsc ? lfp_eq_write_spsc(EQ, code, src, n, flags) \
+	                         : lfp_eq_write(EQ, code, src, n, flags);
+	CONST_LENS(W)
+#undef W
+	}
+	return spsc ? lfp_eq_write_spsc(EQ, code, src, len, flags)
+	            : lfp_eq_write(EQ, code, src, len, flags);
+}
+
+static ssize_t call_read(uint32_t *codep, void *buf, size_t len, uint64_t flags)
+{
+	int spsc = calls++ & 1;
+
+	switch (len) {
+#define R(n) case n: return spsc ? lfp_eq_read_spsc(EQ, codep, buf, n, flags) \
+	                         : lfp_eq_read(EQ, codep, buf, n, flags);
+	CONST_LENS(R)
+#undef R
+	}
+	return spsc ? lfp_eq_read_spsc(EQ, codep, buf, len, flags)
+	            : lfp_eq_read(EQ, codep, buf, len, flags);
+}
+
 static void do_write(uint32_t code, size_t len, int nullbuf, uint64_t flags)
 {
 	unsigned char *src = nullbuf ? NULL : fuzz_buf(len, 1);
@@ -175,7 +215,7 @@ static void do_write(uint32_t code, size_t len, int nullbuf, uint64_t flags)
 		want = m_full();
 	else
 		want = (ssize_t)len;
-	got = lfp_eq_write(EQ, code, src, len, flags);
+	got = call_write(code, src, len, flags);
 	TRACE("write code %u len %zu flags %#llx -> %zd (model %zd; events %zu/%zu, errors %zu, overrun %d)",
 	      code, len, (unsigned long long)flags, got, want, M.ev_n, M.cap,
 	      M.er_n, M.overrun);
@@ -341,7 +381,7 @@ static void op_read(struct fin *f, uint8_t op, int sread)
 	if (sread)
 		got = lfp_eq_sread(EQ, codep, buf, len, timeout, flags);
 	else
-		got = lfp_eq_read(EQ, codep, buf, len, flags);
+		got = call_read(codep, buf, len, flags);
 	TRACE("%s len %zu flags %#llx%s -> %zd (model %zd; events %zu, errors %zu, overrun %d)",
 	      sread ? "sread" : "read", len, (unsigned long long)flags,
 	      codep ? "" : " event NULL", got, want, M.ev_n, M.er_n, M.overrun);
@@ -655,6 +695,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	             (b2 & 4 ? LFP_AFFINITY : 0);
 	if (b2 & 8)
 		attr.flags |= (uint64_t)1 << badbits[(b2 >> 4) % (sizeof(badbits) / sizeof(badbits[0]))];
+	else
+		attr.flags |= (b2 & 16 ? LFP_SINGLE_PRODUCER : 0) |
+		              (b2 & 32 ? LFP_SINGLE_CONSUMER : 0);
 	attr.wait_obj = objs[b3 & 7];
 	attr.signaling_vector = (int)b2 - 100;
 	WS = NULL;
@@ -712,6 +755,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 
 	memset(&M, 0, sizeof(M));
+	calls = 0;
 	M.cap = cap;
 	M.ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
 	M.esz = attr.entry_size ? attr.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
