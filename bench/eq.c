@@ -18,8 +18,10 @@
  *   eq/1w1r       1 writer + 1 reader on two CPUs                (events/s)
  *   eq/2w2r       2 writers + 2 readers: 4 threads on 2 cores    (events/s)
  *   eq/spsc-pairs, eq/spsc-1w1r   eq/pairs and eq/1w1r with the EQ and the
- *                 bare ring both in single-producer single-consumer mode
- *                 (skipped while lfpoll has no ring modes)
+ *                 bare ring both in single-producer single-consumer mode,
+ *                 lfpoll through lfp_eq_write_spsc / lfp_eq_read_spsc (the
+ *                 calls whose inline path is that mode's); skipped while
+ *                 lfpoll has no ring modes
  *
  * In the threaded cases lfpoll's EQ is opened with LFP_EQ_BACKPRESSURE
  * (writers retry on -EAGAIN, so it never overruns); libfabric's EQ is
@@ -267,6 +269,9 @@ static int mt_##X(void *a, struct bench_round *r)                               
 
 INSTANTIATE(lfp)
 INSTANTIATE(ring)
+#ifdef LFP_SINGLE_PRODUCER
+INSTANTIATE(lfp_spsc)
+#endif
 #ifdef HAVE_FABRIC
 INSTANTIATE(fi)
 #  define FI_FNS pairs_fi, peek_fi, empty_fi, trywait_fi, mt_fi
@@ -282,6 +287,19 @@ static const struct impl_def impls[] = {
 	{ "fi_tcp", K_FI, &fab_tcp, FI_FNS },
 };
 #define NIMPL BENCH_LEN(impls)
+
+/* lfpoll in the SP/SC cases: lfp_eq_write_spsc and lfp_eq_read_spsc, the
+ * calls an SP/SC EQ's users make (lfp_eq_write and lfp_eq_read inline the
+ * default mode only).  It takes lfpoll's place in those cases. */
+#ifdef LFP_SINGLE_PRODUCER
+static const struct impl_def impl_lfp_spsc = {
+	"lfpoll", K_LFP, NULL, pairs_lfp_spsc, peek_lfp_spsc, empty_lfp_spsc,
+	trywait_lfp_spsc, mt_lfp_spsc
+};
+#  define IMPL_OF(cd, ii) ((cd)->mode && (ii) == 0 ? &impl_lfp_spsc : &impls[ii])
+#else
+#  define IMPL_OF(cd, ii) (&impls[ii])
+#endif
 
 /* The ring's ns over lfpoll's: 0.91 is "at most 1.1x the raw ring's ns". */
 static const struct bench_target t_pairs[] = { { "ring", 0.91 },
@@ -479,7 +497,7 @@ static void run_eq_case(size_t ci)
 		return;
 	}
 	for (ii = 0; ii < NIMPL; ii++) {
-		const struct impl_def *d = &impls[ii];
+		const struct impl_def *d = IMPL_OF(cd, ii);
 		struct sctx *c = &sctxs[ci][ii];
 		bench_run_fn run[] = {
 			[SH_PAIRS] = d->pairs, [SH_PEEK] = d->peek,

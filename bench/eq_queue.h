@@ -201,6 +201,34 @@ OP int op_lfp_sread(struct q *q, ent_t *e, int timeout)
 	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
 }
 
+/* ---- lfpoll in SP/SC mode: the calls that inline that mode's path */
+#ifdef LFP_SINGLE_PRODUCER
+OP int op_lfp_spsc_write(struct q *q, const ent_t *e)
+{
+	ssize_t r = lfp_eq_write_spsc(q->leq, LFP_NOTIFY, e, sizeof(*e), 0);
+
+	if (r == (ssize_t)sizeof(*e))
+		return 0;
+	return r == -EAGAIN ? 1 : (int)r;
+}
+
+OP int op_lfp_spsc_read(struct q *q, ent_t *e, int peek)
+{
+	uint32_t ev;
+	ssize_t r = lfp_eq_read_spsc(q->leq, &ev, e, sizeof(*e),
+	                             peek ? LFP_PEEK : 0);
+
+	if (r == (ssize_t)sizeof(*e))
+		return ev == LFP_NOTIFY ? 1 : -EPROTO;
+	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
+}
+
+OP int op_lfp_spsc_trywait(struct q *q)
+{
+	return lfp_trywait(&q->lfid, 1);
+}
+#endif
+
 /* ---- the raw ring: the same entries in an lfp_ring, the EQ's floor */
 
 LFP_RING_PROTOTYPE(ent, ent_t)

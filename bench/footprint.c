@@ -252,6 +252,9 @@ struct wrapper {
 static const struct wrapper wrappers[] = {
 	{ "cs_eq_write", "eq_write", "lfp_eq_write(eq, LFP_NOTIFY, e, 24, 0)", 1 },
 	{ "cs_eq_read", "eq_read", "lfp_eq_read(eq, &ev, e, 24, 0)", 0 },
+	{ "cs_eq_write_spsc", "eq_write_spsc",
+	  "lfp_eq_write_spsc(eq, LFP_NOTIFY, e, 24, 0)", 0 },
+	{ "cs_eq_read_spsc", "eq_read_spsc", "lfp_eq_read_spsc(eq, &ev, e, 24, 0)", 0 },
 	{ "cs_cq_write1", "cq_write1", "lfp_cq_write(cq, e, 1)", 1 },
 	{ "cs_cq_read32", "cq_read32", "lfp_cq_read(cq, buf, 32)", 1 },
 	{ "cs_ring_enqueue", "ring_enqueue", "lfp_ring_enqueue(r, e, 64)", 0 },

@@ -10,6 +10,9 @@
 
 ssize_t cs_eq_write(struct lfp_eq *eq, const struct lfp_eq_entry *e);
 ssize_t cs_eq_read(struct lfp_eq *eq, uint32_t *event, struct lfp_eq_entry *e);
+ssize_t cs_eq_write_spsc(struct lfp_eq *eq, const struct lfp_eq_entry *e);
+ssize_t cs_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
+                        struct lfp_eq_entry *e);
 ssize_t cs_cq_write1(struct lfp_cq *cq, const struct lfp_cq_entry *e);
 ssize_t cs_cq_read32(struct lfp_cq *cq, struct lfp_cq_entry *buf);
 int cs_ring_enqueue(struct lfp_ring *r, const void *e);
@@ -23,6 +26,17 @@ ssize_t cs_eq_write(struct lfp_eq *eq, const struct lfp_eq_entry *e)
 ssize_t cs_eq_read(struct lfp_eq *eq, uint32_t *event, struct lfp_eq_entry *e)
 {
 	return lfp_eq_read(eq, event, e, sizeof(*e), 0);
+}
+
+ssize_t cs_eq_write_spsc(struct lfp_eq *eq, const struct lfp_eq_entry *e)
+{
+	return lfp_eq_write_spsc(eq, LFP_NOTIFY, e, sizeof(*e), 0);
+}
+
+ssize_t cs_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
+                        struct lfp_eq_entry *e)
+{
+	return lfp_eq_read_spsc(eq, event, e, sizeof(*e), 0);
 }
 
 ssize_t cs_cq_write1(struct lfp_cq *cq, const struct lfp_cq_entry *e)
