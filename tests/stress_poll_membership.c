@@ -16,7 +16,7 @@
  *
  * Runs under ThreadSanitizer too (a shorter run).
  */
-#include <lfpoll/lfpoll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/lfpoll.h>
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
  * producers with a single consumer, and the index ring (mixed calls, and
  * peeks on a 4-slot ring).  Runs under ThreadSanitizer too (fewer entries).
  */
-#include <lfpoll/ring.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/ring.h>
 
 #include <stdatomic.h>
 #include <stdio.h>

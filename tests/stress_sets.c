@@ -30,7 +30,7 @@
  * Runs under ThreadSanitizer too (fewer iterations); LFP_STRESS=long runs
  * ten times more.
  */
-#include <lfpoll/lfpoll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/lfpoll.h>
 
 #include <poll.h>
 #include <stdatomic.h>

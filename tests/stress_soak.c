@@ -44,7 +44,7 @@
  *
  * No speed threshold: the limits only turn a hang into a failure.
  */
-#include <lfpoll/lfpoll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/lfpoll.h>
 
 #include <poll.h>
 #include <signal.h>

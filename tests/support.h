@@ -1,9 +1,9 @@
 /*
  * Helpers shared by the Criterion suites, tests/test_*.c.
  *
- * Include it after the lfpoll headers a suite includes first (an lfpoll
- * header selects POSIX under -std=c11; test_ring.c reads ring.h through
- * its counting allocator before anything else).  Each helper asserts with
+ * Include it after the lfpoll headers a suite includes first (test_ring.c
+ * reads ring.h through its counting allocator before anything else; the
+ * build defines the POSIX level every includer needs).  Each helper asserts with
  * Criterion, so a failure stops the test that called it.
  *
  *   now_ms()                  CLOCK_MONOTONIC in milliseconds

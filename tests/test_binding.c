@@ -10,7 +10,7 @@
  * lfp_binding_eq_attach.  The verbs suites exercise the same calls through
  * the real binding.
  */
-#include <lfpoll/binding.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/binding.h>
 
 #include <lfpoll/cntr.h>
 #include <lfpoll/cq.h>

@@ -8,7 +8,7 @@
  * add/set, and a change is consumed only when its context was returned.
  * Waking lfp_cntr_wait from another thread is in stress_sets.c.
  */
-#include <lfpoll/cntr.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/cntr.h>
 
 #include <lfpoll/cq.h>
 #include <lfpoll/poll.h>

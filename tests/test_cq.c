@@ -9,7 +9,7 @@
  * thread, no lost completions) are in stress_sets.c, which also runs under
  * ThreadSanitizer.
  */
-#include <lfpoll/cq.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/cq.h>
 
 #include <poll.h>
 #include <stddef.h>

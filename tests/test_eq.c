@@ -7,7 +7,7 @@
  * wake-up, sleepers woken one event at a time, the trywait + poll(2) loop)
  * lives in stress_eq.c, which also runs under ThreadSanitizer.
  */
-#include <lfpoll/eq.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/eq.h>
 
 #include <errno.h>
 #include <poll.h>

@@ -8,7 +8,7 @@
  * Counter-specific rules are in test_cntr.c; adds, deletes and polls racing
  * with producers are in stress_sets.c.
  */
-#include <lfpoll/poll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/poll.h>
 
 #include <lfpoll/cntr.h>
 #include <lfpoll/cq.h>

@@ -8,7 +8,7 @@
  * numbers serve, except in the test that polls real pipes.  Snapshots taken
  * while another thread changes the set are checked in stress_sets.c.
  */
-#include <lfpoll/pollfd.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/pollfd.h>
 
 #include <poll.h>
 #include <stdint.h>

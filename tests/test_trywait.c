@@ -10,7 +10,7 @@
  * YIELD and MUTEX_COND arrays are checked for their return codes only; a
  * cross-thread wake is in stress_sets.c.
  */
-#include <lfpoll/lfpoll.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/lfpoll.h>
 
 #include <poll.h>
 #include <stdint.h>

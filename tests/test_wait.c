@@ -10,7 +10,7 @@
  * Threads blocked in lfp_wait are in stress_sets.c; lfp_trywait over mixed
  * arrays is in test_trywait.c.
  */
-#include <lfpoll/wait.h> /* first: it selects POSIX under -std=c11 */
+#include <lfpoll/wait.h>
 
 #include <lfpoll/cntr.h>
 #include <lfpoll/cq.h>

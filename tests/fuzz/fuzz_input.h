@@ -2,7 +2,8 @@
  * Shared helpers for the lfpoll fuzz targets (tests/fuzz/fuzz_*.c): a byte
  * stream decoder, the mismatch report, and a payload pattern.
  *
- * Include it after an lfpoll header (which selects POSIX under -std=c11).
+ * Include it after the lfpoll headers (the build defines the POSIX level
+ * they need).
  *
  * Every target decodes its input into a bounded sequence of operations,
  * applies each one both to lfpoll and to a plain sequential model written in
