@@ -90,9 +90,11 @@ $(B)/bench/wrappers.clang.o: bench/wrappers.c $(HEADERS) $(INTERNAL) bench/bench
 	$(call say,CLANG,$@)
 	$(Q)$(CLANG) $(STD_C) -O2 $(WARN) -Iinclude $(CK_CFLAGS) -c $< -o $@
 
-# eq
+# eq, and rtt (the blocking round trips of the same EQs)
 BENCH_LDLIBS_eq := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 BENCH_CFLAGS_eq := $(if $(BENCH_LDLIBS_eq),-DHAVE_FABRIC $(shell $(PKG_CONFIG) --cflags libfabric 2>/dev/null))
+BENCH_LDLIBS_rtt := $(BENCH_LDLIBS_eq)
+BENCH_CFLAGS_rtt := $(BENCH_CFLAGS_eq)
 
 # poll
 BENCH_LDLIBS_poll := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
