@@ -512,14 +512,6 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
 	return (ssize_t)lfp__ring_take(&g, c.first, c.meta, buf, len);
 }
 
-/* lfp_eq_read whole, out of line: lfp_eq_read_spsc's answer to flags,
- * bad arguments and an EQ of another mode. */
-LFP_OUTLINE ssize_t lfp__eq_read_out(struct lfp_eq *eq, uint32_t *event,
-                                     void *buf, size_t len, uint64_t flags)
-{
-	return lfp_eq_read(eq, event, buf, len, flags);
-}
-
 /*
  * lfp_eq_write for an EQ opened with LFP_SINGLE_PRODUCER and
  * LFP_SINGLE_CONSUMER: the same arguments and results, with that mode's
@@ -575,8 +567,10 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
 	struct lfp__claim c;
 	ssize_t r;
 
-	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || flags))
-		return lfp__eq_read_out(eq, event, buf, len, flags);
+	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || (flags & ~LFP_PEEK)))
+		return -EINVAL;
+	if (flags & LFP_PEEK) /* as lfp_eq_read: one peek for every mode */
+		return lfp__eq_peek(eq, event, buf, len);
 	g = lfp__ring_geo(&eq->events);
 	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_INDEX) ||
 	    LFP__BROKEN("F"))
