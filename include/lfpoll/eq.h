@@ -224,6 +224,16 @@ LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq, uint64_t pos)
 	return -LFP_EOVERRUN;
 }
 
+/* Whether lfp_eq_write's (and lfp_eq_write_spsc's) arguments are refused:
+ * unlikely, as the branch hint says. */
+LFP_FORCE_INLINE int lfp__eq_write_bad(const struct lfp_eq *eq, uint32_t event,
+                                       const void *buf, size_t len,
+                                       uint64_t flags)
+{
+	return LFP__UNLIKELY(!eq || (!buf && len) || flags ||
+	                     event > LFP_EQ_MAX_EVENT || len > eq->entry_size);
+}
+
 /* lfp_eq_write's answer to bad arguments. */
 LFP_SLOW ssize_t lfp__eq_write_refused(struct lfp_eq *eq, uint32_t event,
                                        const void *buf, size_t len,
@@ -297,8 +307,7 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write(struct lfp_eq *eq, uint32_t event,
 
 	/* An overrun EQ is found by the re-check after the claim (or by the
 	 * claim itself, full): one load of the flag on the fast path. */
-	if (LFP__UNLIKELY(!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT ||
-	                  len > eq->entry_size))
+	if (lfp__eq_write_bad(eq, event, buf, len, flags))
 		return lfp__eq_write_refused(eq, event, buf, len, flags);
 	g = lfp__ring_geo(&eq->events);
 	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
@@ -384,6 +393,15 @@ LFP_FORCE_INLINE ssize_t lfp__eq_read_empty(struct lfp_eq *eq)
 	                !lfp__ld_acq_u32(&eq->overrun)))
 		return -EAGAIN;
 	return lfp__failed(lfp__eq_read_none(eq, LFP__RING_EMPTY));
+}
+
+/* Whether the arguments of a read (lfp_eq_read, lfp_eq_read_spsc,
+ * lfp_eq_sread) are refused, -EINVAL: unlikely, as the hint says. */
+LFP_FORCE_INLINE int lfp__eq_read_bad(const struct lfp_eq *eq,
+                                      const uint32_t *event, const void *buf,
+                                      size_t len, uint64_t flags)
+{
+	return LFP__UNLIKELY(!eq || !event || (!buf && len) || (flags & ~LFP_PEEK));
 }
 
 /*
@@ -488,7 +506,7 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read(struct lfp_eq *eq, uint32_t *event,
 	struct lfp__ring_geo g;
 	struct lfp__claim c;
 
-	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || (flags & ~LFP_PEEK)))
+	if (lfp__eq_read_bad(eq, event, buf, len, flags))
 		return -EINVAL;
 	if (flags & LFP_PEEK)
 		return lfp__eq_peek(eq, event, buf, len);
@@ -528,8 +546,7 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write_spsc(struct lfp_eq *eq, uint32_t event,
 	struct lfp__ring_geo g;
 	uint64_t pos;
 
-	if (LFP__UNLIKELY(!eq || (!buf && len) || flags || event > LFP_EQ_MAX_EVENT ||
-	                  len > eq->entry_size))
+	if (lfp__eq_write_bad(eq, event, buf, len, flags))
 		return lfp__eq_write_refused(eq, event, buf, len, flags);
 	g = lfp__ring_geo(&eq->events);
 	/*
@@ -567,7 +584,7 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
 	struct lfp__claim c;
 	ssize_t r;
 
-	if (LFP__UNLIKELY(!eq || !event || (!buf && len) || (flags & ~LFP_PEEK)))
+	if (lfp__eq_read_bad(eq, event, buf, len, flags))
 		return -EINVAL;
 	if (flags & LFP_PEEK) /* as lfp_eq_read: one peek for every mode */
 		return lfp__eq_peek(eq, event, buf, len);
@@ -654,7 +671,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 	ssize_t ret;
 	int woke = 0;
 
-	if (!eq || !event || (!buf && len) || (flags & ~LFP_PEEK))
+	if (lfp__eq_read_bad(eq, event, buf, len, flags))
 		return -EINVAL;
 	if (!lfp__waitable_can_block(&eq->w))
 		return -ENOSYS;
