@@ -445,89 +445,58 @@ Test(modes, cq_rules_hold_in_every_mode)
 	}
 }
 
-/* A single-producer single-consumer EQ between two threads: every event
- * read once, in order. */
+/*
+ * A single-producer single-consumer EQ between two threads: every event
+ * read once, in order, with its code; through the plain calls or the SP/SC
+ * ones.  The reader polls and sleeps in lfp_eq_sread when it finds the EQ
+ * empty (one consumer thread may use both); the writer pauses now and then
+ * so that the reader does sleep.  A sleep that outlasts 2 s slept through a
+ * write: a lost wake-up (the sread would still return the event, at its
+ * timeout).
+ */
 struct spsc_arg {
 	struct lfp_eq *eq;
 	unsigned n;
+	int spsc_calls;
 };
 
 static void *spsc_writer(void *p)
 {
 	struct spsc_arg *a = p;
 	unsigned i = 0;
+	ssize_t n;
 
 	while (i < a->n) {
-		if (lfp_eq_write(a->eq, 1, &i, sizeof(i), 0) == (ssize_t)sizeof(i))
-			i++;
-	}
-	return NULL;
-}
-
-/* As spsc_writer, through lfp_eq_write_spsc, the event code varying. */
-static void *spsc_call_writer(void *p)
-{
-	struct spsc_arg *a = p;
-	unsigned i = 0;
-
-	while (i < a->n) {
-		if (lfp_eq_write_spsc(a->eq, i & 0xff, &i, sizeof(i), 0) !=
-		    (ssize_t)sizeof(i))
+		n = a->spsc_calls ? lfp_eq_write_spsc(a->eq, i & 0xff, &i, sizeof(i), 0)
+		                  : lfp_eq_write(a->eq, i & 0xff, &i, sizeof(i), 0);
+		if (n != (ssize_t)sizeof(i))
 			continue;
-		/* Now and then a pause, so that the reader goes to sleep. */
 		if (++i % 4096 == 0)
 			usleep(200);
 	}
 	return NULL;
 }
 
-Test(modes, index_eq_between_two_threads_loses_nothing)
-{
-	struct lfp_eq_attr a = { .size = 16, .flags = SP | SC | LFP_EQ_BACKPRESSURE,
-	                         .wait_obj = LFP_WAIT_FD };
-	struct spsc_arg w;
-	unsigned want = 0, v;
-	uint32_t code;
-	pthread_t t;
-	ssize_t n;
-
-	w.eq = open_eq_attr(&a, NULL);
-	w.n = 200000;
-	cr_assert_eq(pthread_create(&t, NULL, spsc_writer, &w), 0);
-	while (want < w.n) {
-		n = lfp_eq_sread(w.eq, &code, &v, sizeof(v), 5000, 0);
-		cr_assert_eq(n, (ssize_t)sizeof(v), "sread %zd after %u events", n, want);
-		cr_assert_eq(v, want, "event %u read as %u", want, v);
-		want++;
-	}
-	pthread_join(t, NULL);
-	cr_assert_eq(lfp_eq_close(w.eq), 0);
-}
-
-/* The same through the SP/SC calls: the reader polls with
- * lfp_eq_read_spsc and sleeps in lfp_eq_sread when it finds the EQ empty
- * (one consumer thread may use both).  The writer pauses now and then, so
- * the reader does sleep; a sleep that outlasts 2 s slept through a write
- * (a lost wake-up: the sread would still return the event, at its
- * timeout). */
-Test(modes, index_eq_through_the_spsc_calls_loses_nothing)
+static void spsc_two_threads(int spsc_calls)
 {
 	struct lfp_eq_attr a = { .size = 16, .flags = SP | SC | LFP_EQ_BACKPRESSURE,
 	                         .wait_obj = LFP_WAIT_FD };
 	struct spsc_arg w;
 	unsigned want = 0, v, sleeps = 0;
 	uint32_t code;
+	int64_t t0;
 	pthread_t t;
 	ssize_t n;
 
 	w.eq = open_eq_attr(&a, NULL);
 	w.n = 200000;
-	cr_assert_eq(pthread_create(&t, NULL, spsc_call_writer, &w), 0);
+	w.spsc_calls = spsc_calls;
+	cr_assert_eq(pthread_create(&t, NULL, spsc_writer, &w), 0);
 	while (want < w.n) {
-		n = lfp_eq_read_spsc(w.eq, &code, &v, sizeof(v), 0);
+		n = spsc_calls ? lfp_eq_read_spsc(w.eq, &code, &v, sizeof(v), 0)
+		               : lfp_eq_read(w.eq, &code, &v, sizeof(v), 0);
 		if (n == -EAGAIN) {
-			int64_t t0 = now_ms();
-
+			t0 = now_ms();
 			n = lfp_eq_sread(w.eq, &code, &v, sizeof(v), 5000, 0);
 			cr_assert_lt(now_ms() - t0, 2000, "sread slept %lld ms with "
 			             "event %u written", (long long)(now_ms() - t0), want);
@@ -541,4 +510,14 @@ Test(modes, index_eq_through_the_spsc_calls_loses_nothing)
 	pthread_join(t, NULL);
 	cr_assert_gt(sleeps, 0, "the reader never slept: nothing was tested of the wake");
 	cr_assert_eq(lfp_eq_close(w.eq), 0);
+}
+
+Test(modes, index_eq_between_two_threads_loses_nothing)
+{
+	spsc_two_threads(0);
+}
+
+Test(modes, index_eq_through_the_spsc_calls_loses_nothing)
+{
+	spsc_two_threads(1);
 }
