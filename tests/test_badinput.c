@@ -349,9 +349,11 @@ static void ring_consume_rows(void)
 
 /*
  * The SP/SC calls (lfp_eq_write_spsc, lfp_eq_read_spsc) answer every row as
- * the plain calls do: on the row's own EQ (another mode: they hand it to the
- * plain call) and on its SP/SC twin (their own inline path).  Pass 0 is the
- * plain call, 1 the SP/SC call on the row's EQ, 2 on the twin.
+ * the plain calls do: on the row's own EQ (another mode) and on its SP/SC
+ * twin.  Pass 0 is the plain call, 1 the SP/SC call on the row's EQ, 2 on
+ * the twin.  A row's length is a run-time value, so these are the calls'
+ * argument checks and out-of-line paths; their inline paths are
+ * test_modes' (eq_rules) and fuzz_eq's, with constant lengths.
  */
 #define EQ_CALL_PASSES 3
 

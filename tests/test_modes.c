@@ -310,7 +310,8 @@ Test(modes, an_idle_eq_or_cq_of_default_size_touches_no_slot_page)
 
 /*
  * Every mode keeps the EQ's rules: FIFO with codes and lengths, PEEK,
- * short buffers, errors first, overrun final, back-pressure.  With
+ * short buffers, errors first, overrun final (also once a read made
+ * room), a failed read leaves *event alone, back-pressure.  With
  * spsc_calls, through lfp_eq_write_spsc and lfp_eq_read_spsc, which must
  * give the same answers on an EQ of every mode (their own path on an
  * SP/SC EQ, the plain calls' on the others).  Constant lengths take the
@@ -342,7 +343,9 @@ static void eq_rules(int spsc_calls)
 			cr_assert_eq(EQW(eq, 10 + (uint32_t)i, in, 8 + i),
 			             (ssize_t)(8 + i), "%s", mn);
 		}
+		code = 0xDEADBEEF;
 		cr_assert_eq(EQR(eq, &code, out, 4, 0), -LFP_ETOOSMALL, "%s", mn);
+		cr_assert_eq(code, 0xDEADBEEF, "%s: a failed read wrote *event", mn);
 		cr_assert_eq(EQR(eq, &code, out, sizeof(out), LFP_PEEK), 8, "%s", mn);
 		cr_assert_eq(code, 10);
 		err.fid = NULL;
@@ -361,16 +364,25 @@ static void eq_rules(int spsc_calls)
 			cr_assert_eq(code, 10 + i, "%s: event %zu out of order", mn, i);
 			cr_assert_arr_eq(out, in, 8 + i, "%s", mn);
 		}
+		code = 0xDEADBEEF;
 		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), -EAGAIN, "%s", mn);
+		cr_assert_eq(code, 0xDEADBEEF, "%s: a failed read wrote *event", mn);
 		/* Fill (4), overrun, then drained: -LFP_EAVAIL for good. */
 		for (i = 0; i < 4; i++)
 			cr_assert_eq(EQW(eq, 1, in, 4), 4, "%s", mn);
 		cr_assert_eq(EQW(eq, 1, in, 4), -LFP_EOVERRUN, "%s", mn);
 		cr_assert_eq(EQW(eq, 1, in, 4), -LFP_EOVERRUN, "%s", mn);
-		for (i = 0; i < 4; i++)
+		/* With room again the EQ stays overrun: a write after a read
+		 * is refused too (it would claim the freed slot). */
+		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), 4, "%s", mn);
+		cr_assert_eq(EQW(eq, 1, in, 4), -LFP_EOVERRUN,
+		             "%s: a write with room after the overrun", mn);
+		for (i = 1; i < 4; i++)
 			cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), 4,
 			             "%s: a valid event lost to the overrun", mn);
+		code = 0xDEADBEEF;
 		cr_assert_eq(EQR(eq, &code, out, sizeof(out), 0), -LFP_EAVAIL, "%s", mn);
+		cr_assert_eq(code, 0xDEADBEEF, "%s: a failed read wrote *event", mn);
 		cr_assert_eq(lfp_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
 		cr_assert_eq(err.err, LFP_EOVERRUN, "%s", mn);
 		cr_assert_eq(lfp_eq_close(eq), 0);

@@ -168,11 +168,11 @@ static size_t pick_rlen(struct fin *f, size_t head_len)
  */
 #define CONST_LENS(X) X(0) X(1) X(4) X(8) X(16) X(24) X(32) X(64)
 
-static unsigned calls;
+static unsigned writes, reads; /* calls made: odd ones use the SP/SC pair */
 
 static ssize_t call_write(uint32_t code, const void *src, size_t len, uint64_t flags)
 {
-	int spsc = calls++ & 1;
+	int spsc = writes++ & 1;
 
 	switch (len) {
 #define W(n) case n: return spsc ? lfp_eq_write_spsc(EQ, code, src, n, flags) \
@@ -186,7 +186,7 @@ static ssize_t call_write(uint32_t code, const void *src, size_t len, uint64_t f
 
 static ssize_t call_read(uint32_t *codep, void *buf, size_t len, uint64_t flags)
 {
-	int spsc = calls++ & 1;
+	int spsc = reads++ & 1;
 
 	switch (len) {
 #define R(n) case n: return spsc ? lfp_eq_read_spsc(EQ, codep, buf, n, flags) \
@@ -388,6 +388,9 @@ static void op_read(struct fin *f, uint8_t op, int sread)
 	CHECK_EQ(got, want, "lfp_eq_%s(len %zu, flags %#llx%s), head len %d, %zu errors, overrun %d",
 	         sread ? "sread" : "read", len, (unsigned long long)flags,
 	         sread ? ", timeout 0" : "", h ? (int)h->len : -1, M.er_n, M.overrun);
+	if (got < 0)
+		CHECK(code == 0xDEADBEEF, "%s failed (%zd) and wrote *event (%#x)",
+		      sread ? "sread" : "read", got, code);
 	if (got >= 0) {
 		CHECK_EQ(code, h->code, "%s: event code", sread ? "sread" : "read");
 		CHECK(h->len == 0 || memcmp(buf, h->d, h->len) == 0,
@@ -755,7 +758,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 
 	memset(&M, 0, sizeof(M));
-	calls = 0;
+	writes = reads = 0;
 	M.cap = cap;
 	M.ecap = cap < LFP_EQ_ERR_CAPACITY ? cap : LFP_EQ_ERR_CAPACITY;
 	M.esz = attr.entry_size ? attr.entry_size : LFP_EQ_DEFAULT_ENTRY_SIZE;
