@@ -544,7 +544,6 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write_spsc(struct lfp_eq *eq, uint32_t event,
                                            uint64_t flags)
 {
 	struct lfp__ring_geo g;
-	uint64_t pos;
 
 	if (lfp__eq_write_bad(eq, event, buf, len, flags))
 		return lfp__eq_write_refused(eq, event, buf, len, flags);
@@ -558,16 +557,10 @@ LFP_FORCE_INLINE ssize_t lfp_eq_write_spsc(struct lfp_eq *eq, uint32_t event,
 	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_INDEX ||
 	                                         lfp__ld_rlx_u32(&eq->overrun)))
 		return lfp__eq_write_slow(eq, event, buf, len);
-	lfp__side_enter(&eq->events, 1);
-	if (LFP__UNLIKELY(!lfp__idx_claim_prod(&eq->events, &g, 1, &pos))) {
-		lfp__side_leave(&eq->events, 1);
+	/* Published by the index commit (I2): P1. */
+	if (LFP__UNLIKELY(!lfp__idx_try_put(&eq->events, &g, buf, len,
+	                                    LFP__EQ_META(event, len))))
 		return lfp__eq_write_slow(eq, event, buf, len); /* full */
-	}
-	LFP__SCHED("eq.write.claimed", eq);
-	lfp__copy_racy_in(lfp__ring_data(&g, pos), buf, len);
-	g.meta[pos & g.mask] = LFP__EQ_META(event, len);
-	lfp__idx_commit_prod(&eq->events, pos, 1); /* P1 */
-	lfp__side_leave(&eq->events, 1);
 	lfp__waitable_notify(&eq->w);
 	return (ssize_t)len;
 }
@@ -588,30 +581,24 @@ LFP_FORCE_INLINE ssize_t lfp_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
 		return -EINVAL;
 	if (flags & LFP_PEEK) /* as lfp_eq_read: one peek for every mode */
 		return lfp__eq_peek(eq, event, buf, len);
-	g = lfp__ring_geo(&eq->events);
 	if (LFP__BROKEN("F")) /* test builds: the old order, as lfp_eq_read */
 		return lfp_eq_read(eq, event, buf, len, flags);
+	g = lfp__ring_geo(&eq->events);
 	if (!LFP__CONSTANT(len) || LFP__UNLIKELY(g.mode != LFP__RING_INDEX))
 		return lfp__eq_read_slow(eq, event, buf, len);
-	lfp__side_enter(&eq->events, 0);
 	/* The gate runs after the claim's acquire of head (I3), as in
 	 * lfp__eq_read_on: an error queued before the event is seen. */
-	if (LFP__UNLIKELY(!lfp__idx_claim_cons(&eq->events, &g, 1, len, &c,
-	                                       lfp__errq_gate, &eq->errq))) {
-		lfp__side_leave(&eq->events, 0);
+	r = lfp__idx_try_take(&eq->events, &g, buf, len, &c, lfp__errq_gate,
+	                      &eq->errq);
+	if (LFP__UNLIKELY(r < 0))
 		return c.why == LFP__RING_EMPTY ? lfp__eq_read_empty(eq)
 		                                : lfp__failed(lfp__eq_read_none(eq, c.why));
-	}
 	/* A void entry (never written with one producer: see
-	 * lfp_eq_write_spsc) is left to the full read, which skips it. */
-	if (LFP__UNLIKELY(c.meta == LFP__EQ_VOID)) {
-		lfp__side_leave(&eq->events, 0);
+	 * lfp_eq_write_spsc) has length 0 and was taken as the full read
+	 * skips one; read on. */
+	if (LFP__UNLIKELY(c.meta == LFP__EQ_VOID))
 		return lfp__eq_read_slow(eq, event, buf, len);
-	}
 	*event = c.meta >> 16;
-	r = (ssize_t)lfp__ring_take(&g, c.first, c.meta, buf, len);
-	lfp__idx_commit_cons(&eq->events, c.first, 1);
-	lfp__side_leave(&eq->events, 0);
 	return r;
 }
 

@@ -282,6 +282,57 @@ LFP_FORCE_INLINE ssize_t lfp__ring_dequeue(struct lfp_ring *r, void *dst,
 }
 
 /*
+ * One enqueue on the index ring, by its single producer: 1 when the entry
+ * of len bytes from src went in with metadata meta, 0 when the ring is
+ * full.  Wait-free: a full ring is the only thing to retry.  The inline
+ * path of the ring's enqueue and of lfp_eq_write_spsc.
+ */
+LFP_FORCE_INLINE int lfp__idx_try_put(struct lfp_ring *r,
+                                      const struct lfp__ring_geo *g,
+                                      const void *src, size_t len,
+                                      uint32_t meta)
+{
+	uint64_t pos;
+
+	lfp__side_enter(r, 1);
+	if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, g, 1, &pos))) {
+		lfp__side_leave(r, 1);
+		return 0;
+	}
+	lfp__copy_racy_in(lfp__ring_data(g, pos), src, len);
+	g->meta[pos & g->mask] = meta;
+	lfp__idx_commit_prod(r, pos, 1);
+	lfp__side_leave(r, 1);
+	return 1;
+}
+
+/*
+ * One dequeue on the index ring, by its single consumer, gated as the
+ * claims are: the entry's length, copied into dst (cap bytes of room), its
+ * metadata in c->meta; or -1 with c->why when it took none.  The inline
+ * path of the ring's dequeue and of lfp_eq_read_spsc.
+ */
+LFP_FORCE_INLINE ssize_t lfp__idx_try_take(struct lfp_ring *r,
+                                           const struct lfp__ring_geo *g,
+                                           void *dst, size_t cap,
+                                           struct lfp__claim *c,
+                                           int (*gate)(const void *),
+                                           const void *garg)
+{
+	size_t len;
+
+	lfp__side_enter(r, 0);
+	if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, g, 1, cap, c, gate, garg))) {
+		lfp__side_leave(r, 0);
+		return -1;
+	}
+	len = lfp__ring_take(g, c->first, c->meta, dst, cap);
+	lfp__idx_commit_cons(r, c->first, 1);
+	lfp__side_leave(r, 0);
+	return (ssize_t)len;
+}
+
+/*
  * One attempt at an enqueue on the default mode, for inline callers: 1 when
  * it enqueued, 0 when it did nothing (another mode, a size check, a full
  * ring or a lost CAS: the caller runs the whole enqueue out of line).
@@ -294,19 +345,8 @@ LFP_FORCE_INLINE int lfp__ring_try_enqueue(struct lfp_ring *r, const void *src,
 
 	if (LFP__UNLIKELY(len > r->slot_size))
 		return 0;
-	if (g.mode == LFP__RING_INDEX) {
-		/* Wait-free: nothing to retry out of line but a full ring. */
-		lfp__side_enter(r, 1);
-		if (LFP__UNLIKELY(!lfp__idx_claim_prod(r, &g, 1, &pos))) {
-			lfp__side_leave(r, 1);
-			return 0;
-		}
-		lfp__copy_racy_in(lfp__ring_data(&g, pos), src, len);
-		g.meta[pos & g.mask] = (uint32_t)len;
-		lfp__idx_commit_prod(r, pos, 1);
-		lfp__side_leave(r, 1);
-		return 1;
-	}
+	if (g.mode == LFP__RING_INDEX)
+		return lfp__idx_try_put(r, &g, src, len, (uint32_t)len);
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC ||
 	                  !lfp__slot_try_prod(r, &g, 1, &pos)))
 		return 0;
@@ -323,18 +363,13 @@ LFP_FORCE_INLINE ssize_t lfp__ring_try_dequeue(struct lfp_ring *r, void *dst,
 {
 	struct lfp__ring_geo g = lfp__ring_geo(r);
 	struct lfp__claim c;
-	size_t len;
+	ssize_t len;
 
 	if (g.mode == LFP__RING_INDEX) {
-		lfp__side_enter(r, 0);
-		if (LFP__UNLIKELY(!lfp__idx_claim_cons(r, &g, 1, cap, &c, NULL, NULL))) {
-			lfp__side_leave(r, 0);
+		len = lfp__idx_try_take(r, &g, dst, cap, &c, NULL, NULL);
+		if (LFP__UNLIKELY(len < 0))
 			return c.why == LFP__RING_EMPTY ? -EAGAIN : -1;
-		}
-		len = lfp__ring_take(&g, c.first, c.meta, dst, cap);
-		lfp__idx_commit_cons(r, c.first, 1);
-		lfp__side_leave(r, 0);
-		return (ssize_t)len;
+		return len;
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return -1;
