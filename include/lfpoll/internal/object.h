@@ -243,8 +243,8 @@ LFP_INLINE int lfp__obj_close(struct lfp_fid *fid)
 }
 
 /*
- * The last step of a queue's open: its wait side (lfp__waitable_open).  On failure the object is released, by its class's
- * fini.  0 or -errno.
+ * The last step of a queue's open: its wait side (lfp__waitable_open).  On
+ * failure the object is released, by its class's fini.  0 or -errno.
  */
 LFP_INLINE int lfp__obj_open_wait(struct lfp_fid *fid, struct lfp__signal *own,
                                   enum lfp_wait_obj obj, struct lfp_wait *set)
