@@ -55,8 +55,8 @@ static const struct bench_target t_spsc_1thr_b32[] = { { "dpdk_spsc", 1.25 } };
 static const struct bench_target t_spsc_1p1c_b32[] = { { "dpdk_spsc", 1.2 } };
 
 /* The notes every case's label carries. */
-#define NOTE_B "ck_ring, atomic_queue: single calls; moodycamel: " \
-	"bulk calls, enqueue all or none"
+#define NOTE_B "ck_ring, atomic_queue, floor_mpmc: single calls; " \
+	"moodycamel: bulk calls, enqueue all or none"
 #define NOTE_MC "; moodycamel: per-producer FIFO, not linearizable"
 #define T(t) t, BENCH_LEN(t)
 

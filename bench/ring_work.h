@@ -370,6 +370,7 @@ INSTANTIATE(lfpoll)
 INSTANTIATE(mutex)
 INSTANTIATE(fs)
 INSTANTIATE(fi)
+INSTANTIATE(fm)
 #ifdef HAVE_CK_RING
 INSTANTIATE(ck)
 INSTANTIATE(ckp)
@@ -399,6 +400,7 @@ static const struct impl_def impls[] = {
 #endif
 	IMPL_1P1C("floor_spsc", fs, SOLO_SPSC),
 	IMPL_1P1C("floor_index", fi, SOLO_SPSC),
+	IMPL("floor_mpmc", fm),
 #ifdef HAVE_CK_RING
 	IMPL("ck_ring", ck),
 	IMPL("ck_ring_ptr", ckp),
@@ -441,7 +443,7 @@ static inline const struct impl_def *ring_impl(const char *name)
 
 /* The implementations of each kind of case, the subject first. */
 static const char *const __attribute__((unused)) set_mpmc[] = {
-	"lfpoll", "floor_spsc", "floor_index", "ck_ring", "ck_ring_ptr",
+	"lfpoll", "floor_spsc", "floor_index", "floor_mpmc", "ck_ring", "ck_ring_ptr",
 	"dpdk_mpmc", "dpdk_hts", "atomic_queue", "moodycamel", "mutex", NULL
 };
 static const char *const __attribute__((unused)) set_spsc[] = {
