@@ -40,7 +40,7 @@ static struct {
 	int ncpus;
 	int cpus[CPU_SETSIZE];
 	int status;
-	int met, missed, failed, skipped;
+	int met, missed, bounded, failed, skipped;
 } H;
 
 /* Failure state of the round in progress (any thread may set it). */
@@ -514,9 +514,26 @@ static void json_num(FILE *f, const char *key, double v)
 		fprintf(f, ",\"%s\":null", key);
 }
 
+/* How a peer's row fares against its target: the floor's ratio (peer ns /
+ * floor ns) decides between MISSED and BOUNDED. */
+enum verdict { V_NONE, V_NA, V_MET, V_MISSED, V_BOUNDED };
+
+static enum verdict verdict(const struct bench_target *t, double ratio,
+                            double floor_ratio)
+{
+	if (!t)
+		return V_NONE;
+	if (!isfinite(ratio))
+		return V_NA;
+	if (ratio >= t->ratio)
+		return V_MET;
+	return isfinite(floor_ratio) && floor_ratio < t->ratio ? V_BOUNDED
+	                                                       : V_MISSED;
+}
+
 static void record(const struct bench_case *c, const struct bench_impl *im,
                    const struct impl_res *s, double ratio,
-                   const struct bench_target *t)
+                   const struct bench_target *t, double floor_ratio)
 {
 	static const char *const status[] = { "ok", "skipped", "failed" };
 	FILE *f = H.results;
@@ -561,10 +578,18 @@ static void record(const struct bench_case *c, const struct bench_impl *im,
 		fputc(']', f);
 	}
 	if (t) {
+		enum verdict v = verdict(t, ratio, floor_ratio);
+
 		json_num(f, "target", t->ratio);
-		fprintf(f, ",\"target_met\":%s",
-		        isfinite(ratio) ? (ratio >= t->ratio ? "true" : "false")
-		                        : "null");
+		fprintf(f, ",\"target_met\":%s", v == V_NA ? "null" :
+		        v == V_MET ? "true" : "false");
+		if (t->floor) {
+			fputc(',', f);
+			json_str(f, "target_floor", t->floor);
+			json_num(f, "floor_ratio", floor_ratio);
+			fprintf(f, ",\"target_bounded\":%s",
+			        v == V_BOUNDED ? "true" : "false");
+		}
 	}
 	fputs("}\n", f);
 	fflush(f);
@@ -583,20 +608,29 @@ static const struct bench_target *target_for(const struct bench_case *c,
 
 static void print_row(const struct bench_case *c, const struct bench_impl *im,
                       const struct impl_res *s, double ratio,
-                      const struct bench_target *t)
+                      const struct bench_target *t, double floor_ratio)
 {
-	char ns[32], mips[32], range[48], rat[32], tgt[64] = "";
+	char ns[32], mips[32], range[48], rat[32], tgt[96] = "";
 
-	if (t) {
-		if (!isfinite(ratio)) {
-			snprintf(tgt, sizeof(tgt), ">=%gx n/a", t->ratio);
-		} else if (ratio >= t->ratio) {
-			snprintf(tgt, sizeof(tgt), ">=%gx MET", t->ratio);
-			H.met++;
-		} else {
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
-			H.missed++;
-		}
+	switch (verdict(t, ratio, floor_ratio)) {
+	case V_NONE:
+		break;
+	case V_NA:
+		snprintf(tgt, sizeof(tgt), ">=%gx n/a", t->ratio);
+		break;
+	case V_MET:
+		snprintf(tgt, sizeof(tgt), ">=%gx MET", t->ratio);
+		H.met++;
+		break;
+	case V_MISSED:
+		snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
+		H.missed++;
+		break;
+	case V_BOUNDED:
+		snprintf(tgt, sizeof(tgt), ">=%gx BOUNDED (%s %.2fx)", t->ratio,
+		         t->floor, floor_ratio);
+		H.bounded++;
+		break;
 	}
 	if (s->st == ST_SKIP || s->st == ST_FAIL) {
 		printf("%-18s %-12s %s (%s)%s%s\n", c->name, im->name,
@@ -637,9 +671,9 @@ static int case_selected(const struct bench_case *c)
 int bench_case_run(const struct bench_case *c)
 {
 	struct impl_res *res;
-	size_t i, n = c->n_impls;
+	size_t i, j, n = c->n_impls;
 	int round, ret = 0;
-	double ratio;
+	double ratio, floor_ratio;
 
 	if (!case_selected(c))
 		return 0;
@@ -707,11 +741,15 @@ int bench_case_run(const struct bench_case *c)
 
 		if (res[i].st == ST_FILTERED)
 			continue;
-		ratio = NAN;
+		ratio = floor_ratio = NAN;
 		if (i && res[i].st == ST_RUN && res[0].st == ST_RUN)
 			ratio = res[i].median / res[0].median;
-		print_row(c, im, &res[i], ratio, t);
-		record(c, im, &res[i], ratio, t);
+		for (j = 0; t && t->floor && j < n; j++)
+			if (!strcmp(c->impls[j].name, t->floor) &&
+			    res[i].st == ST_RUN && res[j].st == ST_RUN)
+				floor_ratio = res[i].median / res[j].median;
+		print_row(c, im, &res[i], ratio, t, floor_ratio);
+		record(c, im, &res[i], ratio, t, floor_ratio);
 		if (res[i].st == ST_FAIL) {
 			H.failed++;
 			ret = 1;
@@ -741,7 +779,7 @@ void bench_case_skip(const char *name, const char *label, const char *why)
 	}
 	snprintf(s.reason, sizeof(s.reason), "%s", why);
 	printf("%-18s %s (%s)\n", name, "skipped", why);
-	record(&c, &any, &s, NAN, NULL);
+	record(&c, &any, &s, NAN, NULL, NAN);
 	H.skipped++;
 	fflush(stdout);
 }
@@ -826,8 +864,9 @@ void bench_metric_case(const char *name, const char *label,
 int bench_finish(void)
 {
 	if (!list_only) {
-		printf("# %s: targets %d met, %d missed; %d failed, %d skipped\n",
-		       H.bench, H.met, H.missed, H.failed, H.skipped);
+		printf("# %s: targets %d met, %d bounded, %d missed; %d failed, "
+		       "%d skipped\n", H.bench, H.met, H.bounded, H.missed,
+		       H.failed, H.skipped);
 		fflush(stdout);
 	}
 	if (H.results)

@@ -13,7 +13,8 @@
  *
  * median ns/item, Mitems/s, min-max ns/item over the rounds, and on every
  * peer's line the ratio subject/peer (peer ns / subject ns: > 1 means lfpoll
- * is faster) and, when the case declares one, the target and MET or MISSED.
+ * is faster) and, when the case declares one, the target and MET, MISSED
+ * or BOUNDED (struct bench_target).
  * With BENCH_RESULTS=FILE in the environment it also appends one JSON object
  * per line and per (case, implementation) to FILE; bench/run assembles those
  * into build/bench-results/latest.json (bench/run).
@@ -40,7 +41,7 @@
  *                   { .name = "fabric_udp", .run = pairs_fabric, .arg = &b },
  *                   { .name = "fabric_tcp", .skip = "libfabric-dev missing" },
  *           };
- *           struct bench_target targets[] = { { "fabric_udp", 2.0 } };
+ *           struct bench_target targets[] = { { "fabric_udp", 2.0, NULL } };
  *           struct bench_case c = {
  *                   .name = "eq/pairs", .label = "one thread, write+read",
  *                   .threads = 1, .impls = impls, .n_impls = BENCH_LEN(impls),
@@ -112,10 +113,17 @@ struct bench_impl {
 	void (*teardown)(void *arg);
 };
 
-/* "subject >= ratio x peer", printed on the peer's line as MET or MISSED. */
+/*
+ * "subject >= ratio x peer", printed on the peer's line as MET or MISSED.
+ * floor (NULL: none) names an implementation in the same case that does
+ * the least the subject's design must do: when the subject misses and the
+ * floor, in the same run, misses too (peer ns / floor ns < ratio), the row
+ * says BOUNDED with the floor's ratio instead of MISSED.
+ */
 struct bench_target {
 	const char *peer;     /* a bench_impl name in the same case */
 	double ratio;
+	const char *floor;
 };
 
 struct bench_case {

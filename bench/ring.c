@@ -37,22 +37,31 @@
  * calls (it has none).  Where it does not keep it (2p2c) it is skipped
  * (SOLO_AQ) and no target names it.
  */
-static const struct bench_target t_1thr[] = { { "ck_ring", 1.0 },
-                                              { "atomic_queue", 1.0 } };
-static const struct bench_target t_pre[] = { { "dpdk_mpmc", 1.2 } };
-static const struct bench_target t_1thr_b32[] = { { "ck_ring", 1.4 },
-                                                  { "atomic_queue", 1.0 } };
-static const struct bench_target t_1p1c[] = { { "dpdk_mpmc", 3.0 },
-                                              { "ck_ring", 3.0 },
-                                              { "atomic_queue", 1.0 } };
-static const struct bench_target t_2p2c[] = { { "dpdk_mpmc", 2.0 },
-                                              { "ck_ring", 1.3 } };
-static const struct bench_target t_1p1c_b32[] = { { "dpdk_mpmc", 0.8 },
-                                                  { "atomic_queue", 1.0 } };
-static const struct bench_target t_2p2c_b32[] = { { "dpdk_mpmc", 0.8 } };
-/* The single-producer single-consumer mode, against DPDK's SP/SC. */
-static const struct bench_target t_spsc_1thr_b32[] = { { "dpdk_spsc", 1.25 } };
-static const struct bench_target t_spsc_1p1c_b32[] = { { "dpdk_spsc", 1.2 } };
+static const struct bench_target t_1thr[] = {
+	{ "ck_ring", 1.0, NULL }, { "atomic_queue", 1.0, NULL } };
+/* Bounded where floor_mpmc, the default mode's design at its least
+ * (bench/peer_floor.h), misses too. */
+static const struct bench_target t_pre[] = {
+	{ "dpdk_mpmc", 1.2, "floor_mpmc" } };
+static const struct bench_target t_1thr_b32[] = {
+	{ "ck_ring", 1.4, NULL }, { "atomic_queue", 1.0, NULL } };
+static const struct bench_target t_1p1c[] = {
+	{ "dpdk_mpmc", 3.0, NULL }, { "ck_ring", 3.0, NULL },
+	{ "atomic_queue", 1.0, NULL } };
+static const struct bench_target t_2p2c[] = {
+	{ "dpdk_mpmc", 2.0, NULL }, { "ck_ring", 1.3, NULL } };
+/* Bounded where floor_spsc, a slot word per entry and no read-modify-write
+ * at all, misses too: the default mode's layout at its least. */
+static const struct bench_target t_1p1c_b32[] = {
+	{ "dpdk_mpmc", 0.8, "floor_spsc" }, { "atomic_queue", 1.0, NULL } };
+static const struct bench_target t_2p2c_b32[] = {
+	{ "dpdk_mpmc", 0.8, NULL } };
+/* The single-producer single-consumer mode, against DPDK's SP/SC; in one
+ * thread bounded where floor_index, an index ring with no checks, misses. */
+static const struct bench_target t_spsc_1thr_b32[] = {
+	{ "dpdk_spsc", 1.25, "floor_index" } };
+static const struct bench_target t_spsc_1p1c_b32[] = {
+	{ "dpdk_spsc", 1.2, NULL } };
 
 /* The notes every case's label carries. */
 #define NOTE_B "ck_ring, atomic_queue, floor_mpmc: single calls; " \
