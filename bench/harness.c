@@ -514,8 +514,12 @@ static void json_num(FILE *f, const char *key, double v)
 		fprintf(f, ",\"%s\":null", key);
 }
 
-/* How a peer's row fares against its target: the floor's ratio (peer ns /
- * floor ns) decides between MISSED and BOUNDED. */
+/*
+ * How a peer's row fares against its target.  A miss is BOUNDED only when
+ * the floor ran in the same rounds, missed the target too (floor_ratio,
+ * peer ns / floor ns, below it), and was at least as fast as the subject
+ * (floor_ratio >= ratio): a "floor" the subject beats bounds nothing.
+ */
 enum verdict { V_NONE, V_NA, V_MET, V_MISSED, V_BOUNDED };
 
 static enum verdict verdict(const struct bench_target *t, double ratio,
@@ -527,8 +531,8 @@ static enum verdict verdict(const struct bench_target *t, double ratio,
 		return V_NA;
 	if (ratio >= t->ratio)
 		return V_MET;
-	return isfinite(floor_ratio) && floor_ratio < t->ratio ? V_BOUNDED
-	                                                       : V_MISSED;
+	return isfinite(floor_ratio) && floor_ratio < t->ratio &&
+	       floor_ratio >= ratio ? V_BOUNDED : V_MISSED;
 }
 
 static void record(const struct bench_case *c, const struct bench_impl *im,
@@ -583,11 +587,12 @@ static void record(const struct bench_case *c, const struct bench_impl *im,
 		json_num(f, "target", t->ratio);
 		fprintf(f, ",\"target_met\":%s", v == V_NA ? "null" :
 		        v == V_MET ? "true" : "false");
-		if (t->floor) {
+		if (t->floor) { /* null: no verdict, or the floor did not run */
 			fputc(',', f);
 			json_str(f, "target_floor", t->floor);
 			json_num(f, "floor_ratio", floor_ratio);
 			fprintf(f, ",\"target_bounded\":%s",
+			        v == V_NA || !isfinite(floor_ratio) ? "null" :
 			        v == V_BOUNDED ? "true" : "false");
 		}
 	}
@@ -623,7 +628,11 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 		H.met++;
 		break;
 	case V_MISSED:
-		snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
+		if (t->floor && !isfinite(floor_ratio))
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s did not run)",
+			         t->ratio, t->floor);
+		else
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
 		H.missed++;
 		break;
 	case V_BOUNDED:
@@ -646,6 +655,37 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 	else
 		snprintf(rat, sizeof(rat), "%s", im == &c->impls[0] ? "" : "-");
 	printf(ROW_FMT, c->name, im->name, ns, mips, range, rat, tgt);
+}
+
+static int impl_named(const struct bench_case *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_impls; i++)
+		if (!strcmp(c->impls[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* Whether a target of c names a peer or floor that is not one of its
+ * implementations (a typo would otherwise leave the target unjudged). */
+static int targets_unknown(const struct bench_case *c)
+{
+	size_t i, j;
+	int bad = 0;
+
+	for (i = 0; i < c->n_targets; i++) {
+		const char *names[2] = { c->targets[i].peer, c->targets[i].floor };
+
+		for (j = 0; j < 2; j++)
+			if (names[j] && !impl_named(c, names[j])) {
+				fprintf(stderr, "%s: target names \"%s\", not an "
+				        "implementation of the case\n", c->name,
+				        names[j]);
+				bad = 1;
+			}
+	}
+	return bad;
 }
 
 /* --case SUBSTR matches names containing SUBSTR; a trailing '$' anchors it
@@ -685,6 +725,11 @@ int bench_case_run(const struct bench_case *c)
 			       c->impls[i].skip ? c->impls[i].skip : "",
 			       c->impls[i].skip ? ")" : "");
 		return 0;
+	}
+	if (targets_unknown(c)) {
+		H.failed++;
+		H.status = 1;
+		return 1;
 	}
 	res = calloc(n, sizeof(*res));
 	if (!res) {

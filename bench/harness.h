@@ -116,9 +116,11 @@ struct bench_impl {
 /*
  * "subject >= ratio x peer", printed on the peer's line as MET or MISSED.
  * floor (NULL: none) names an implementation in the same case that does
- * the least the subject's design must do: when the subject misses and the
- * floor, in the same run, misses too (peer ns / floor ns < ratio), the row
- * says BOUNDED with the floor's ratio instead of MISSED.
+ * the least the subject's design must do: when the subject misses, and the
+ * floor, in the same rounds, misses too (peer ns / floor ns < ratio) while
+ * being no slower than the subject, the row says BOUNDED with the floor's
+ * ratio instead of MISSED.  A peer or floor that is not an implementation
+ * of the case fails the case.
  */
 struct bench_target {
 	const char *peer;     /* a bench_impl name in the same case */

@@ -8,9 +8,9 @@
  * slot, with no shared index: the floor of a single transfer.  floor_index
  * (fi) is an index ring whose sides cache each other's index and copy
  * bursts with one index update: the floor of a burst.  Both are one
- * producer and one consumer only.  floor_mpmc (fm) is the least a per-slot
- * MPMC ring can do, the design of lfpoll's default mode: one CAS per side
- * and a slot word per entry, and nothing else.
+ * producer and one consumer only.  floor_mpmc (fm) is the design of
+ * lfpoll's default mode with nothing else: a per-slot MPMC ring, one CAS
+ * per side and operation and a slot word per entry.
  */
 #ifndef LFPOLL_BENCH_PEER_FLOOR_H
 #define LFPOLL_BENCH_PEER_FLOOR_H
@@ -270,17 +270,20 @@ BENCH_TEMPLATE int fi_deq(void *q, void *e, size_t esz)
  * floor_mpmc: a per-slot ring for any number of producers and consumers
  * reduced to its protocol, the floor under lfpoll's default mode (the
  * design is the bounded MPMC queue with a sequence per cell that D. Vyukov
- * published).  Each slot's word holds a 64-bit sequence: pos while the slot
- * is free for position pos, pos + 1 once the entry at pos is in, pos +
- * CAPACITY once a consumer took it.  A producer claims head with one CAS
- * after seeing its slot free, a consumer claims tail with one CAS after
- * seeing its slot full: as in lfpoll, no producer waits for a consumer and
- * no consumer for a producer.  Left out, all of which lfpoll's ring pays
- * for: a geometry read from the queue (here the capacity, stride and event
- * size are constants), lengths and metadata in the word, the modes, a
- * slot word that reads 0 in never-used memory (here every word is written
- * at create), and the re-reads that guard 32-bit sequences.  Words and
- * payloads are laid out as floor_spsc's.
+ * published, with lfpoll's burst claims).  Each slot's word holds a 64-bit
+ * sequence: pos while the slot is free for position pos, pos + 1 once the
+ * entry at pos is in, pos + CAPACITY once a consumer took it.  A producer
+ * counts the slots from head that it sees free, up to n, and claims them
+ * with one CAS; a consumer does the same from tail with the slots it sees
+ * full; each then copies and stores the words.  As in lfpoll, no producer
+ * waits for a consumer and no consumer for another consumer, and a
+ * dequeue that takes nothing leaves the caller's buffer alone.  Left out,
+ * all of which lfpoll's ring pays for: a geometry read from the queue
+ * (here the capacity, stride and event size are constants), lengths and
+ * metadata in the word, the modes, a slot word that reads 0 in never-used
+ * memory (here every word is written at create), the re-reads that guard
+ * 32-bit sequences, and peek.  Words and payloads are laid out as
+ * floor_spsc's.  A single operation is a burst of one.
  */
 struct fmq {
 	unsigned char *slots;   /* read-only after create */
@@ -329,94 +332,89 @@ static inline void fm_destroy(void *p, size_t esz)
 	free(q);
 }
 
-BENCH_TEMPLATE int fm_enq(void *p, const void *e, size_t esz)
+/*
+ * Claim up to n consecutive positions from *end whose words read want(pos)
+ * = pos + off (off 0: free, for producers; 1: full, for consumers): the
+ * number claimed, 0 when the first is not ready for this lap (full or
+ * empty), with the first in *first.
+ */
+BENCH_TEMPLATE unsigned fm_claim(struct fmq *q, _Atomic uint64_t *end,
+                                 unsigned n, uint64_t off, size_t esz,
+                                 uint64_t *first)
 {
-	struct fmq *q = p;
 	/* Relaxed: a guess, which the CAS validates. */
-	uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
-	_Atomic uint64_t *w;
-	int64_t dif;
+	uint64_t pos = atomic_load_explicit(end, memory_order_relaxed), w = 0;
+	unsigned k;
 
+	if (!n)
+		return 0;
 	for (;;) {
-		w = fm_word(q, pos, esz);
-		/* M1: acquire pairs with M4: the consumer's copy of the
-		 * previous lap's event is done before we overwrite it. */
-		dif = (int64_t)(atomic_load_explicit(w, memory_order_acquire) -
-		                pos);
-		if (dif == 0) {
-			/* Ordering for the payload comes from M1 and M2. */
-			if (atomic_compare_exchange_weak_explicit(&q->head, &pos,
-			                pos + 1, memory_order_relaxed,
+		for (k = 0; k < n; k++) {
+			/* M1 (producers): acquire pairs with M4: the copy out
+			 * of the previous lap's entry is done before we
+			 * overwrite it.  M3 (consumers): acquire pairs with
+			 * M2: the entry was written before its word said so. */
+			w = atomic_load_explicit(fm_word(q, pos + k, esz),
+			                         memory_order_acquire);
+			if (w != pos + k + off)
+				break;
+		}
+		if (k) {
+			/* Ordering for the payload comes from M1..M4. */
+			if (atomic_compare_exchange_weak_explicit(end, &pos,
+			                pos + k, memory_order_relaxed,
 			                memory_order_relaxed))
 				break;
-		} else if (dif < 0) {
-			return 1; /* the previous lap's entry is still in */
+		} else if ((int64_t)(w - (pos + off)) < 0) {
+			return 0; /* an earlier lap's entry, or none yet */
 		} else {
-			pos = atomic_load_explicit(&q->head,
-			                           memory_order_relaxed);
+			pos = atomic_load_explicit(end, memory_order_relaxed);
 		}
 	}
-	memcpy(fm_data(q, pos, esz), e, esz);
-	/* M2: release pairs with M3: the event is in before the word says so. */
-	atomic_store_explicit(w, pos + 1, memory_order_release);
-	return 0;
-}
-
-BENCH_TEMPLATE int fm_deq(void *p, void *e, size_t esz)
-{
-	struct fmq *q = p;
-	uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	_Atomic uint64_t *w;
-	int64_t dif;
-
-	for (;;) {
-		w = fm_word(q, pos, esz);
-		/* M3: acquire pairs with M2: we read the event its producer
-		 * wrote before the word said full. */
-		dif = (int64_t)(atomic_load_explicit(w, memory_order_acquire) -
-		                (pos + 1));
-		if (dif == 0) {
-			/* Copied before the claim: a CAS that succeeds proves
-			 * no other consumer took pos, so nobody freed the slot
-			 * and refilled it during the copy.  A failed one
-			 * leaves a torn copy in e, which is why lfpoll, whose
-			 * failed dequeue leaves the buffer as it was, copies
-			 * after its claim.  Measured faster here: the floor
-			 * keeps the faster order. */
-			memcpy(e, fm_data(q, pos, esz), esz);
-			if (atomic_compare_exchange_weak_explicit(&q->tail, &pos,
-			                pos + 1, memory_order_relaxed,
-			                memory_order_relaxed))
-				break;
-		} else if (dif < 0) {
-			return 1; /* empty */
-		} else {
-			pos = atomic_load_explicit(&q->tail,
-			                           memory_order_relaxed);
-		}
-	}
-	/* M4: release pairs with M1: our copy is done before the slot is free
-	 * for the next lap's producer. */
-	atomic_store_explicit(w, pos + CAPACITY, memory_order_release);
-	return 0;
+	*first = pos;
+	return k;
 }
 
 BENCH_TEMPLATE unsigned fm_enqn(void *p, const void *e, unsigned n, size_t esz)
 {
-	unsigned i;
+	struct fmq *q = p;
+	uint64_t pos = 0;
+	unsigned k = fm_claim(q, &q->head, n, 0, esz, &pos), i;
 
-	for (i = 0; i < n && !fm_enq(p, (const char *)e + i * esz, esz); i++)
-		;
-	return i;
+	for (i = 0; i < k; i++) {
+		memcpy(fm_data(q, pos + i, esz), (const char *)e + i * esz, esz);
+		/* M2: release pairs with M3: the entry is in before the word
+		 * says so. */
+		atomic_store_explicit(fm_word(q, pos + i, esz), pos + i + 1,
+		                      memory_order_release);
+	}
+	return k;
 }
 
 BENCH_TEMPLATE unsigned fm_deqn(void *p, void *e, unsigned n, size_t esz)
 {
-	unsigned i;
+	struct fmq *q = p;
+	uint64_t pos = 0;
+	unsigned k = fm_claim(q, &q->tail, n, 1, esz, &pos), i;
 
-	for (i = 0; i < n && !fm_deq(p, (char *)e + i * esz, esz); i++)
-		;
-	return i;
+	for (i = 0; i < k; i++) {
+		memcpy((char *)e + i * esz, fm_data(q, pos + i, esz), esz);
+		/* M4: release pairs with M1: our copy is done before the slot
+		 * is free for the next lap's producer. */
+		atomic_store_explicit(fm_word(q, pos + i, esz),
+		                      pos + i + CAPACITY, memory_order_release);
+	}
+	return k;
+}
+
+BENCH_TEMPLATE int fm_enq(void *q, const void *e, size_t esz)
+{
+	return !fm_enqn(q, e, 1, esz);
+}
+
+BENCH_TEMPLATE int fm_deq(void *q, void *e, size_t esz)
+{
+	return !fm_deqn(q, e, 1, esz);
 }
 
 /*
