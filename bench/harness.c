@@ -615,7 +615,7 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
                       const struct impl_res *s, double ratio,
                       const struct bench_target *t, double floor_ratio)
 {
-	char ns[32], mips[32], range[48], rat[32], tgt[96] = "";
+	char ns[32], mips[32], range[48], rat[32], tgt[128] = "";
 
 	switch (verdict(t, ratio, floor_ratio)) {
 	case V_NONE:
@@ -627,10 +627,18 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 		snprintf(tgt, sizeof(tgt), ">=%gx MET", t->ratio);
 		H.met++;
 		break;
-	case V_MISSED:
+	case V_MISSED: /* with a floor, why it does not bound the miss */
 		if (t->floor && !isfinite(floor_ratio))
 			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s did not run)",
 			         t->ratio, t->floor);
+		else if (t->floor && floor_ratio >= t->ratio)
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx meets "
+			         "it)", t->ratio, t->floor, floor_ratio);
+		else if (t->floor)
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx, "
+			         "slower than %s: %.2fx its time)", t->ratio,
+			         t->floor, floor_ratio, c->impls[0].name,
+			         ratio / floor_ratio);
 		else
 			snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
 		H.missed++;
