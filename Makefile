@@ -316,7 +316,7 @@ check-pkg: check-compile check-cxx-build $(CORE_EXAMPLES) $(BINDING_ALL)
 
 # The Debian packages built from a copy of the tree and used
 # (scripts/check-deb); .ci/run runs it with DEB_BUILD_OPTIONS=nocheck.
-DEPS_DEB := dpkg-dev debhelper libck-dev libibverbs-dev pkg-config
+DEPS_DEB := dpkg-dev debhelper libck-dev libibverbs-dev libfabric-dev pkg-config
 check-deb:
 	@$(ENSURE) $(DEPS_DEB)
 	@sh scripts/check-deb
