@@ -30,7 +30,7 @@ struct ckq {
 static inline void *ck_create(size_t esz)
 {
 	void *slots;
-	struct ckq *q = alloc_with_slots(sizeof(*q), esz, &slots);
+	struct ckq *q = alloc_with_slots(sizeof(*q), 64, esz, &slots);
 
 	if (q) {
 		ck_ring_init(&q->ring, CAPACITY);

@@ -78,16 +78,13 @@ unsigned char *fs_data(struct fsq *q, uint32_t pos, size_t esz)
 
 static inline void *fs_create(size_t esz)
 {
-	struct fsq *q = alloc_aligned(128, sizeof(*q));
+	void *slots;
+	struct fsq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz), &slots);
 	uint32_t i;
 
 	if (!q)
 		return NULL;
-	q->slots = alloc_aligned(128, CAPACITY * fs_stride(esz));
-	if (!q->slots) {
-		free(q);
-		return NULL;
-	}
+	q->slots = slots;
 	q->mask = CAPACITY - 1;
 	for (i = 0; i < CAPACITY; i++)
 		atomic_init(fs_flag(q, i, esz), 0);
@@ -306,16 +303,13 @@ BENCH_TEMPLATE unsigned char *fm_data(struct fmq *q, uint64_t pos, size_t esz)
 
 static inline void *fm_create(size_t esz)
 {
-	struct fmq *q = alloc_aligned(128, sizeof(*q));
+	void *slots;
+	struct fmq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz), &slots);
 	uint64_t i;
 
 	if (!q)
 		return NULL;
-	q->slots = alloc_aligned(128, CAPACITY * fs_stride(esz));
-	if (!q->slots) {
-		free(q);
-		return NULL;
-	}
+	q->slots = slots;
 	for (i = 0; i < CAPACITY; i++)
 		atomic_init(fm_word(q, i, esz), i);
 	atomic_init(&q->head, 0);

@@ -18,7 +18,7 @@ struct mq {
 static inline void *mutex_create(size_t esz)
 {
 	void *slots;
-	struct mq *q = alloc_with_slots(sizeof(*q), esz, &slots);
+	struct mq *q = alloc_with_slots(sizeof(*q), 64, esz, &slots);
 
 	if (q) {
 		pthread_mutex_init(&q->lock, NULL);

@@ -165,14 +165,15 @@ static inline void *alloc_aligned(size_t align, size_t bytes)
 }
 
 /* A queue's struct (bytes, on its own cache lines) and CAPACITY slots of
- * esz bytes; NULL when either cannot be had. */
-static inline void *alloc_with_slots(size_t bytes, size_t esz, void **slots)
+ * esz bytes aligned to align; NULL when either cannot be had. */
+static inline void *alloc_with_slots(size_t bytes, size_t align, size_t esz,
+                                     void **slots)
 {
 	void *q = alloc_aligned(128, bytes);
 
 	if (!q)
 		return NULL;
-	*slots = alloc_aligned(64, CAPACITY * esz);
+	*slots = alloc_aligned(align, CAPACITY * esz);
 	if (!*slots) {
 		free(q);
 		return NULL;
