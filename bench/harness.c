@@ -629,11 +629,11 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 		break;
 	case V_MISSED: /* with a floor, why it does not bound the miss */
 		if (t->floor && !isfinite(floor_ratio))
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s did not run)",
-			         t->ratio, t->floor);
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s did "
+			         "not run)", t->ratio, t->floor);
 		else if (t->floor && floor_ratio >= t->ratio)
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx meets "
-			         "it)", t->ratio, t->floor, floor_ratio);
+			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx "
+			         "meets it)", t->ratio, t->floor, floor_ratio);
 		else if (t->floor)
 			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx, "
 			         "slower than %s: %.2fx its time)", t->ratio,
@@ -683,13 +683,14 @@ static int targets_unknown(const struct bench_case *c)
 	int bad = 0;
 
 	for (i = 0; i < c->n_targets; i++) {
-		const char *names[2] = { c->targets[i].peer, c->targets[i].floor };
+		const char *names[2] = { c->targets[i].peer,
+		                          c->targets[i].floor };
 
 		for (j = 0; j < 2; j++)
 			if (names[j] && !impl_named(c, names[j])) {
-				fprintf(stderr, "%s: target names \"%s\", not an "
-				        "implementation of the case\n", c->name,
-				        names[j]);
+				fprintf(stderr, "%s: target names \"%s\", "
+				        "not an implementation of the case\n",
+				        c->name, names[j]);
 				bad = 1;
 			}
 	}
@@ -917,9 +918,9 @@ void bench_metric_case(const char *name, const char *label,
 int bench_finish(void)
 {
 	if (!list_only) {
-		printf("# %s: targets %d met, %d bounded, %d missed; %d failed, "
-		       "%d skipped\n", H.bench, H.met, H.bounded, H.missed,
-		       H.failed, H.skipped);
+		printf("# %s: targets %d met, %d bounded, %d missed; "
+		       "%d failed, %d skipped\n", H.bench, H.met, H.bounded,
+		       H.missed, H.failed, H.skipped);
 		fflush(stdout);
 	}
 	if (H.results)

@@ -79,7 +79,8 @@ unsigned char *fs_data(struct fsq *q, uint32_t pos, size_t esz)
 static inline void *fs_create(size_t esz)
 {
 	void *slots;
-	struct fsq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz), &slots);
+	struct fsq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz),
+	                                 &slots);
 	uint32_t i;
 
 	if (!q)
@@ -304,7 +305,8 @@ BENCH_TEMPLATE unsigned char *fm_data(struct fmq *q, uint64_t pos, size_t esz)
 static inline void *fm_create(size_t esz)
 {
 	void *slots;
-	struct fmq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz), &slots);
+	struct fmq *q = alloc_with_slots(sizeof(*q), 128, fs_stride(esz),
+	                                 &slots);
 	uint64_t i;
 
 	if (!q)
@@ -376,7 +378,8 @@ BENCH_TEMPLATE unsigned fm_enqn(void *p, const void *e, unsigned n, size_t esz)
 	unsigned k = fm_claim(q, &q->head, n, 0, esz, &pos), i;
 
 	for (i = 0; i < k; i++) {
-		memcpy(fm_data(q, pos + i, esz), (const char *)e + i * esz, esz);
+		memcpy(fm_data(q, pos + i, esz), (const char *)e + i * esz,
+		       esz);
 		/* M2: release pairs with M3: the entry is in before the word
 		 * says so. */
 		atomic_store_explicit(fm_word(q, pos + i, esz), pos + i + 1,
