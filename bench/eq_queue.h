@@ -166,13 +166,27 @@ typedef int (*sr_fn)(struct q *q, ent_t *e, int timeout);
 
 /* ---- lfpoll */
 
-OP int op_lfp_write(struct q *q, const ent_t *e)
+/* A write's result as wr_fn says, from lfp_eq_write's (or the SP/SC
+ * call's) answer. */
+OP int lfp_wr_ret(ssize_t r, const ent_t *e)
 {
-	ssize_t r = lfp_eq_write(q->leq, LFP_NOTIFY, e, sizeof(*e), 0);
-
 	if (r == (ssize_t)sizeof(*e))
 		return 0;
 	return r == -EAGAIN ? 1 : (int)r;
+}
+
+/* A read's (or sread's) result as rd_fn says, from the call's answer and
+ * the event code it stored in *ev (only on success). */
+OP int lfp_rd_ret(ssize_t r, const uint32_t *ev, const ent_t *e)
+{
+	if (r == (ssize_t)sizeof(*e))
+		return *ev == LFP_NOTIFY ? 1 : -EPROTO;
+	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
+}
+
+OP int op_lfp_write(struct q *q, const ent_t *e)
+{
+	return lfp_wr_ret(lfp_eq_write(q->leq, LFP_NOTIFY, e, sizeof(*e), 0), e);
 }
 
 OP int op_lfp_read(struct q *q, ent_t *e, int peek)
@@ -181,9 +195,7 @@ OP int op_lfp_read(struct q *q, ent_t *e, int peek)
 	ssize_t r = lfp_eq_read(q->leq, &ev, e, sizeof(*e),
 	                        peek ? LFP_PEEK : 0);
 
-	if (r == (ssize_t)sizeof(*e))
-		return ev == LFP_NOTIFY ? 1 : -EPROTO;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
+	return lfp_rd_ret(r, &ev, e);
 }
 
 OP int op_lfp_trywait(struct q *q)
@@ -196,20 +208,15 @@ OP int op_lfp_sread(struct q *q, ent_t *e, int timeout)
 	uint32_t ev;
 	ssize_t r = lfp_eq_sread(q->leq, &ev, e, sizeof(*e), timeout, 0);
 
-	if (r == (ssize_t)sizeof(*e))
-		return ev == LFP_NOTIFY ? 1 : -EPROTO;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
+	return lfp_rd_ret(r, &ev, e);
 }
 
 /* ---- lfpoll in SP/SC mode: the calls that inline that mode's path */
 #ifdef LFP_SINGLE_PRODUCER
 OP int op_lfp_spsc_write(struct q *q, const ent_t *e)
 {
-	ssize_t r = lfp_eq_write_spsc(q->leq, LFP_NOTIFY, e, sizeof(*e), 0);
-
-	if (r == (ssize_t)sizeof(*e))
-		return 0;
-	return r == -EAGAIN ? 1 : (int)r;
+	return lfp_wr_ret(lfp_eq_write_spsc(q->leq, LFP_NOTIFY, e, sizeof(*e),
+	                                    0), e);
 }
 
 OP int op_lfp_spsc_read(struct q *q, ent_t *e, int peek)
@@ -218,15 +225,11 @@ OP int op_lfp_spsc_read(struct q *q, ent_t *e, int peek)
 	ssize_t r = lfp_eq_read_spsc(q->leq, &ev, e, sizeof(*e),
 	                             peek ? LFP_PEEK : 0);
 
-	if (r == (ssize_t)sizeof(*e))
-		return ev == LFP_NOTIFY ? 1 : -EPROTO;
-	return r == -EAGAIN ? 0 : r < 0 ? (int)r : -EPROTO;
+	return lfp_rd_ret(r, &ev, e);
 }
 
-OP int op_lfp_spsc_trywait(struct q *q)
-{
-	return lfp_trywait(&q->lfid, 1);
-}
+/* trywait has no mode of its own. */
+#define op_lfp_spsc_trywait op_lfp_trywait
 #endif
 
 /* ---- the raw ring: the same entries in an lfp_ring, the EQ's floor */
