@@ -665,14 +665,15 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 	printf(ROW_FMT, c->name, im->name, ns, mips, range, rat, tgt);
 }
 
-static int impl_named(const struct bench_case *c, const char *name)
+/* The index of c's implementation called name, or -1. */
+static long impl_index(const struct bench_case *c, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < c->n_impls; i++)
 		if (!strcmp(c->impls[i].name, name))
-			return 1;
-	return 0;
+			return (long)i;
+	return -1;
 }
 
 /* Whether a target of c names a peer or floor that is not one of its
@@ -687,7 +688,7 @@ static int targets_unknown(const struct bench_case *c)
 		                          c->targets[i].floor };
 
 		for (j = 0; j < 2; j++)
-			if (names[j] && !impl_named(c, names[j])) {
+			if (names[j] && impl_index(c, names[j]) < 0) {
 				fprintf(stderr, "%s: target names \"%s\", "
 				        "not an implementation of the case\n",
 				        c->name, names[j]);
@@ -720,9 +721,10 @@ static int case_selected(const struct bench_case *c)
 int bench_case_run(const struct bench_case *c)
 {
 	struct impl_res *res;
-	size_t i, j, n = c->n_impls;
+	size_t i, n = c->n_impls;
 	int round, ret = 0;
 	double ratio, floor_ratio;
+	long f;
 
 	if (!case_selected(c))
 		return 0;
@@ -798,10 +800,9 @@ int bench_case_run(const struct bench_case *c)
 		ratio = floor_ratio = NAN;
 		if (i && res[i].st == ST_RUN && res[0].st == ST_RUN)
 			ratio = res[i].median / res[0].median;
-		for (j = 0; t && t->floor && j < n; j++)
-			if (!strcmp(c->impls[j].name, t->floor) &&
-			    res[i].st == ST_RUN && res[j].st == ST_RUN)
-				floor_ratio = res[i].median / res[j].median;
+		f = t && t->floor ? impl_index(c, t->floor) : -1;
+		if (f >= 0 && res[i].st == ST_RUN && res[f].st == ST_RUN)
+			floor_ratio = res[i].median / res[f].median;
 		print_row(c, im, &res[i], ratio, t, floor_ratio);
 		record(c, im, &res[i], ratio, t, floor_ratio);
 		if (res[i].st == ST_FAIL) {
