@@ -848,12 +848,12 @@ static void phase_timed(enum lfp_wait_obj obj, uint32_t per)
  * An SP/SC EQ driven through lfp_eq_write_spsc and lfp_eq_read_spsc, with
  * lfp_eq_sread when the reader finds it empty, and constant lengths (events
  * of ESZ bytes, zero after the payload) so that both calls take their
- * inline paths: one writer with random
- * pauses (and a nap every SPSC_NAP_EVERY events, in which the reader goes
- * to sleep), which queues an error (data = seq) before every
- * SPSC_ERR_EVERY-th event.  The reader must see every event once and in order, each error
- * before the event written after it, and must never sleep the whole of
- * its sread timeout while the writer is writing (a lost wake-up).
+ * inline paths: one writer with random pauses (and a nap every
+ * SPSC_NAP_EVERY events, in which the reader goes to sleep), which queues
+ * an error (data = seq) before every SPSC_ERR_EVERY-th event.  The reader
+ * must see every event once and in order, each error before the event
+ * written after it, and must never sleep the whole of its sread timeout
+ * while the writer is writing (a lost wake-up).
  */
 #define SPSC_ERR_EVERY 64
 #define SPSC_NAP_EVERY 512
