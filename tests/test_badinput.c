@@ -617,8 +617,12 @@ static void cq_write_rows(void)
 		{ "cq_write_null_cq", -EINVAL, .cq = NULL, .entries = &e, .count = 1 },
 	}, *p;
 
-	FOR_ROWS(p, rows)
+	FOR_ROWS(p, rows) {
 		expect_row(p->name, lfp_cq_write(p->cq, p->entries, p->count), p->want);
+		/* The SP/SC call answers as the plain one, on any CQ. */
+		expect_row(p->name, lfp_cq_write_spsc(p->cq, p->entries, p->count),
+		           p->want);
+	}
 }
 
 static void cq_writeerr_rows(void)
@@ -677,6 +681,9 @@ static void cq_read_rows(void)
 		else
 			ret = lfp_cq_read(p->cq, p->buf, p->count);
 		expect_row(p->name, ret, p->want);
+		if (!p->sread) /* the SP/SC call answers as the plain one */
+			expect_row(p->name, lfp_cq_read_spsc(p->cq, p->buf, p->count),
+			           p->want);
 	}
 }
 

@@ -199,6 +199,50 @@ Test(modes, second_writer_on_single_producer_cq_aborts, .signal = SIGABRT)
 	unpark(&c);
 }
 
+/* The SP/SC calls' inline paths check their side too: a second writer
+ * while the first is between its fill and its commit, a second reader
+ * while the first is between its claim and its give-back. */
+static void cq_put_spsc(void *arg)
+{
+	struct lfp_cq_entry e = { arg };
+
+	(void)lfp_cq_write_spsc(g_cq, &e, 1);
+}
+
+static void cq_get_spsc(void *arg)
+{
+	struct lfp_cq_entry e;
+
+	(void)arg;
+	(void)lfp_cq_read_spsc(g_cq, &e, 1);
+}
+
+Test(modes, second_writer_through_the_cq_spsc_call_aborts, .signal = SIGABRT)
+{
+	struct lfp_cq_attr a = { .size = 8, .flags = SP | SC };
+	struct lfp_cq_entry e = { NULL };
+	struct parked_call c;
+
+	g_cq = open_cq_attr(&a, NULL);
+	park_in(&c, "ring.idx.filled", &g_cq->entries, cq_put_spsc, NULL);
+	(void)lfp_cq_write_spsc(g_cq, &e, 1);
+	unpark(&c);
+}
+
+Test(modes, second_reader_through_the_cq_spsc_call_aborts, .signal = SIGABRT)
+{
+	struct lfp_cq_attr a = { .size = 8, .flags = SP | SC };
+	struct lfp_cq_entry e = { NULL };
+	struct parked_call c;
+
+	g_cq = open_cq_attr(&a, NULL);
+	cr_assert_eq(lfp_cq_write_spsc(g_cq, &e, 1), 1);
+	cr_assert_eq(lfp_cq_write_spsc(g_cq, &e, 1), 1);
+	park_in(&c, "ring.idx.claimed", &g_cq->entries, cq_get_spsc, NULL);
+	(void)lfp_cq_read_spsc(g_cq, &e, 1);
+	unpark(&c);
+}
+
 /* One thread at a time is all a single side asks: calls from many threads
  * in turn are fine. */
 static void *take_turn(void *arg)
@@ -532,4 +576,141 @@ Test(modes, index_eq_between_two_threads_loses_nothing)
 Test(modes, index_eq_through_the_spsc_calls_loses_nothing)
 {
 	spsc_two_threads(1);
+}
+
+/*
+ * The CQ's SP/SC calls answer as the plain ones in every mode (on an SP/SC
+ * CQ through their own inline path, on the others out of line): single
+ * entries in and out, with and without source addresses, full, empty, an
+ * error queued ahead of completions, bad arguments.
+ */
+Test(modes, cq_single_entries_through_the_spsc_calls_in_every_mode)
+{
+	struct lfp_cq_msg_entry in[4], out;
+	struct lfp_cq_err_entry err;
+	lfp_addr_t src = 77, got;
+	struct lfp_cq *cq;
+	size_t m, i;
+
+	for (m = 0; m < 4; m++) {
+		struct lfp_cq_attr a = { .size = 4, .flags = modes[m],
+		                         .format = LFP_CQ_FORMAT_MSG,
+		                         .wait_obj = LFP_WAIT_FD };
+		const char *mn = mode_name(modes[m]);
+
+		cq = open_cq_attr(&a, NULL);
+		cr_assert_eq(lfp_cq_read_spsc(cq, &out, 1), -EAGAIN, "%s: empty", mn);
+		for (i = 0; i < 4; i++) {
+			in[i].op_context = (void *)(uintptr_t)(i + 1);
+			in[i].flags = i;
+			in[i].len = 100 + i;
+		}
+		cr_assert_eq(lfp_cq_writefrom_spsc(cq, &in[0], &src, 1), 1, "%s", mn);
+		/* A write notifies: a waiter would not sleep now. */
+		cr_assert_eq(lfp_trywait(&(struct lfp_fid *){ &cq->fid }, 1), -EAGAIN,
+		             "%s: trywait after a write", mn);
+		for (i = 1; i < 4; i++)
+			cr_assert_eq(lfp_cq_write_spsc(cq, &in[i], 1), 1, "%s: entry %zu",
+			             mn, i);
+		cr_assert_eq(lfp_cq_write_spsc(cq, &in[0], 1), -EAGAIN, "%s: full", mn);
+		got = 0;
+		cr_assert_eq(lfp_cq_readfrom_spsc(cq, &out, 1, &got), 1, "%s", mn);
+		cr_assert_eq(out.op_context, in[0].op_context, "%s", mn);
+		cr_assert_eq(out.len, in[0].len, "%s", mn);
+		cr_assert_eq(got, src, "%s: source address", mn);
+		memset(&err, 0, sizeof(err));
+		err.err = EIO;
+		cr_assert_eq(lfp_cq_writeerr(cq, &err), (ssize_t)sizeof(err));
+		cr_assert_eq(lfp_cq_read_spsc(cq, &out, 1), -LFP_EAVAIL,
+		             "%s: an error ahead", mn);
+		cr_assert_eq(lfp_cq_readerr(cq, &err, 0), 1);
+		for (i = 1; i < 4; i++) {
+			got = 0;
+			cr_assert_eq(lfp_cq_readfrom_spsc(cq, &out, 1, &got), 1,
+			             "%s: entry %zu", mn, i);
+			cr_assert_eq(out.op_context, in[i].op_context, "%s: entry %zu", mn, i);
+			cr_assert_eq(out.flags, in[i].flags, "%s: entry %zu", mn, i);
+			cr_assert_eq(got, LFP_ADDR_NOTAVAIL, "%s: entry %zu", mn, i);
+		}
+		cr_assert_eq(lfp_cq_read_spsc(cq, &out, 1), -EAGAIN, "%s: drained", mn);
+		/* Bursts go out of line, in every mode. */
+		cr_assert_eq(lfp_cq_write_spsc(cq, in, 3), 3, "%s: burst", mn);
+		cr_assert_eq(lfp_cq_read_spsc(cq, in, 4), 3, "%s: burst", mn);
+		cr_assert_eq(lfp_cq_write_spsc(NULL, in, 1), -EINVAL, "%s", mn);
+		cr_assert_eq(lfp_cq_write_spsc(cq, NULL, 1), -EINVAL, "%s", mn);
+		cr_assert_eq(lfp_cq_read_spsc(cq, NULL, 1), -EINVAL, "%s", mn);
+		cr_assert_eq(lfp_cq_read_spsc(NULL, &out, 1), -EINVAL, "%s", mn);
+		cr_assert_eq(lfp_cq_close(cq), 0);
+	}
+}
+
+/*
+ * An SP/SC CQ between two threads through the SP/SC calls: single writes,
+ * reads of one and of up to 8 in turn, every completion read once and in
+ * order with its source address; the reader sleeps in lfp_cq_sread when
+ * the CQ is empty, and a sleep of 2 s slept through a write (as
+ * spsc_two_threads above).
+ */
+struct cq_spsc_arg {
+	struct lfp_cq *cq;
+	unsigned n;
+};
+
+static void *cq_spsc_writer(void *p)
+{
+	struct cq_spsc_arg *a = p;
+	struct lfp_cq_entry e;
+	lfp_addr_t addr;
+	unsigned i = 0;
+
+	while (i < a->n) {
+		e.op_context = (void *)(uintptr_t)i;
+		addr = (lfp_addr_t)i * 3;
+		if (lfp_cq_writefrom_spsc(a->cq, &e, &addr, 1) != 1)
+			continue;
+		if (++i % 4096 == 0)
+			usleep(200);
+	}
+	return NULL;
+}
+
+Test(modes, index_cq_through_the_spsc_calls_loses_nothing)
+{
+	struct lfp_cq_attr a = { .size = 16, .flags = SP | SC,
+	                         .wait_obj = LFP_WAIT_FD };
+	struct lfp_cq_entry e[8];
+	lfp_addr_t addr[8];
+	struct cq_spsc_arg w;
+	unsigned want = 0, sleeps = 0, reads = 0;
+	int64_t t0;
+	pthread_t t;
+	ssize_t n, i;
+
+	w.cq = open_cq_attr(&a, NULL);
+	w.n = 200000;
+	cr_assert_eq(pthread_create(&t, NULL, cq_spsc_writer, &w), 0);
+	while (want < w.n) {
+		n = reads++ % 2 ? lfp_cq_readfrom_spsc(w.cq, e, 1, addr)
+		                : lfp_cq_readfrom_spsc(w.cq, e, 8, addr);
+		if (n == -EAGAIN) {
+			t0 = now_ms();
+			n = lfp_cq_sreadfrom(w.cq, e, 1, addr, NULL, 5000);
+			cr_assert_lt(now_ms() - t0, 2000, "sread slept %lld ms with "
+			             "completion %u written", (long long)(now_ms() - t0),
+			             want);
+			sleeps++;
+		}
+		cr_assert_gt(n, 0, "read %zd after %u completions", n, want);
+		for (i = 0; i < n; i++, want++) {
+			cr_assert_eq((uintptr_t)e[i].op_context, want,
+			             "completion %u read as %zu", want,
+			             (size_t)(uintptr_t)e[i].op_context);
+			cr_assert_eq(addr[i], (lfp_addr_t)want * 3,
+			             "completion %u with address %llu", want,
+			             (unsigned long long)addr[i]);
+		}
+	}
+	pthread_join(t, NULL);
+	cr_assert_gt(sleeps, 0, "the reader never slept: nothing was tested of the wake");
+	cr_assert_eq(lfp_cq_close(w.cq), 0);
 }

@@ -449,6 +449,98 @@ LFP_FORCE_INLINE ssize_t lfp_cq_read(struct lfp_cq *cq, void *buf, size_t count)
 }
 
 /*
+ * lfp_cq_writefrom for a CQ opened with LFP_SINGLE_PRODUCER and
+ * LFP_SINGLE_CONSUMER: the same arguments and results, with that mode's
+ * single-entry write inline (wait-free: the producer's own index, the copy,
+ * one release store) where lfp_cq_writefrom has the default mode's.  On a
+ * CQ of another mode, and for bursts, it does what lfp_cq_writefrom does,
+ * out of line.  The mode is chosen by the call, at compile time, so that
+ * neither call's sites carry the other mode's path (as lfp_eq_write_spsc).
+ */
+LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
+                                               const void *entries,
+                                               const lfp_addr_t *src_addr,
+                                               size_t count)
+{
+	struct lfp__ring_geo g;
+	unsigned char *d;
+	uint64_t pos;
+	size_t esz;
+
+	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !entries))
+		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
+	g = lfp__ring_geo(&cq->entries);
+	if (LFP__UNLIKELY(g.mode != LFP__RING_INDEX))
+		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
+	lfp__side_enter(&cq->entries, 1);
+	if (LFP__UNLIKELY(!lfp__idx_claim_prod(&cq->entries, &g, 1, &pos))) {
+		lfp__side_leave(&cq->entries, 1);
+		return -EAGAIN; /* full: only this producer could have changed it */
+	}
+	esz = cq->entry_size;
+	d = lfp__ring_data(&g, pos);
+	lfp__cq_copy(d, entries, esz);
+	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
+	g.meta[pos & g.mask] = (uint32_t)(esz + sizeof(lfp_addr_t));
+	lfp__idx_commit_prod(&cq->entries, pos, 1); /* I2, publishes: P1 */
+	lfp__side_leave(&cq->entries, 1);
+	lfp__notify_all(cq->w.sig, &cq->link);
+	return 1;
+}
+
+/* lfp_cq_writefrom_spsc without source addresses. */
+LFP_FORCE_INLINE ssize_t lfp_cq_write_spsc(struct lfp_cq *cq, const void *entries,
+                                           size_t count)
+{
+	return lfp_cq_writefrom_spsc(cq, entries, NULL, count);
+}
+
+/*
+ * lfp_cq_readfrom for a CQ opened with LFP_SINGLE_PRODUCER and
+ * LFP_SINGLE_CONSUMER, as lfp_cq_writefrom_spsc: the same arguments and
+ * results (-LFP_EAVAIL included), that mode's single-entry read inline.
+ */
+LFP_FORCE_INLINE ssize_t lfp_cq_readfrom_spsc(struct lfp_cq *cq, void *buf,
+                                              size_t count, lfp_addr_t *src_addr)
+{
+	struct lfp__ring_geo g;
+	struct lfp__claim c;
+	const unsigned char *s;
+	size_t esz;
+
+	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !buf) ||
+	    LFP__BROKEN("F"))
+		return lfp__cq_readfrom_slow(cq, buf, count, src_addr);
+	g = lfp__ring_geo(&cq->entries);
+	if (LFP__UNLIKELY(g.mode != LFP__RING_INDEX))
+		return lfp__cq_readfrom_slow(cq, buf, count, src_addr);
+	esz = cq->entry_size;
+	lfp__side_enter(&cq->entries, 0);
+	/* The gate runs after the claim's acquire of head (I3), as in
+	 * lfp__cq_readfrom_slow: an error queued before the entry is seen. */
+	if (LFP__UNLIKELY(!lfp__idx_claim_cons(&cq->entries, &g, 1,
+	                                       esz + sizeof(lfp_addr_t), &c,
+	                                       lfp__errq_gate, &cq->errq))) {
+		lfp__side_leave(&cq->entries, 0);
+		return lfp__cq_read_none(cq, c.why);
+	}
+	s = lfp__ring_data(&g, c.first);
+	lfp__cq_copy(buf, s, esz);
+	if (src_addr)
+		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
+	lfp__idx_commit_cons(&cq->entries, c.first, 1); /* I4 */
+	lfp__side_leave(&cq->entries, 0);
+	return 1;
+}
+
+/* lfp_cq_readfrom_spsc without source addresses. */
+LFP_FORCE_INLINE ssize_t lfp_cq_read_spsc(struct lfp_cq *cq, void *buf,
+                                          size_t count)
+{
+	return lfp_cq_readfrom_spsc(cq, buf, count, NULL);
+}
+
+/*
  * Read one error completion; err_data rules as lfp_eq_readerr (a caller
  * buffer gets as much of the data as fits; the entry is consumed).
  * Returns 1, the number of error completions read (fi_cq(3)), or -EAGAIN.
