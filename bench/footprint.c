@@ -257,6 +257,8 @@ static const struct wrapper wrappers[] = {
 	{ "cs_eq_read_spsc", "eq_read_spsc", "lfp_eq_read_spsc(eq, &ev, e, 24, 0)", 0 },
 	{ "cs_cq_write1", "cq_write1", "lfp_cq_write(cq, e, 1)", 1 },
 	{ "cs_cq_read32", "cq_read32", "lfp_cq_read(cq, buf, 32)", 1 },
+	{ "cs_cq_write1_spsc", "cq_write1_spsc", "lfp_cq_write_spsc(cq, e, 1)", 0 },
+	{ "cs_cq_read1_spsc", "cq_read1_spsc", "lfp_cq_read_spsc(cq, buf, 1)", 0 },
 	{ "cs_ring_enqueue", "ring_enqueue", "lfp_ring_enqueue(r, e, 64)", 0 },
 	{ "cs_ring_dequeue", "ring_dequeue", "lfp_ring_dequeue(r, e, 64)", 0 },
 };

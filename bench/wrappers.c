@@ -15,6 +15,8 @@ ssize_t cs_eq_read_spsc(struct lfp_eq *eq, uint32_t *event,
                         struct lfp_eq_entry *e);
 ssize_t cs_cq_write1(struct lfp_cq *cq, const struct lfp_cq_entry *e);
 ssize_t cs_cq_read32(struct lfp_cq *cq, struct lfp_cq_entry *buf);
+ssize_t cs_cq_write1_spsc(struct lfp_cq *cq, const struct lfp_cq_entry *e);
+ssize_t cs_cq_read1_spsc(struct lfp_cq *cq, struct lfp_cq_entry *buf);
 int cs_ring_enqueue(struct lfp_ring *r, const void *e);
 ssize_t cs_ring_dequeue(struct lfp_ring *r, void *e);
 
@@ -47,6 +49,16 @@ ssize_t cs_cq_write1(struct lfp_cq *cq, const struct lfp_cq_entry *e)
 ssize_t cs_cq_read32(struct lfp_cq *cq, struct lfp_cq_entry *buf)
 {
 	return lfp_cq_read(cq, buf, 32);
+}
+
+ssize_t cs_cq_write1_spsc(struct lfp_cq *cq, const struct lfp_cq_entry *e)
+{
+	return lfp_cq_write_spsc(cq, e, 1);
+}
+
+ssize_t cs_cq_read1_spsc(struct lfp_cq *cq, struct lfp_cq_entry *buf)
+{
+	return lfp_cq_read_spsc(cq, buf, 1);
 }
 
 int cs_ring_enqueue(struct lfp_ring *r, const void *e)

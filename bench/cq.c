@@ -1,0 +1,455 @@
+/*
+ * bench/cq.c: lfpoll's completion queue in the completion loop's idiom:
+ * a provider writes completions one at a time, the application reads them
+ * 32 at a time (lfp_cq_read(cq, buf, 32)).  Beside it, in the same rounds,
+ * a bare lfp_ring in the same mode moving what the CQ moves, each
+ * completion with its source address: the floor the CQ is built on.
+ * libfabric has no call that writes into its CQs from outside a provider,
+ * so it has no row here.
+ *
+ * Completions are struct lfp_cq_tagged_entry (48 bytes, FI_CQ_FORMAT_TAGGED's
+ * size; with the address, 56).  Each carries its writer, sequence number
+ * and a check word; readers reject torn completions and reordering, and
+ * after each round the count, sum and hash-sum per writer must equal what
+ * was written (bench_mt_check).
+ *
+ * Cases (round-robin rounds, see harness.h):
+ *   cq/pairs-b32       one thread: write 32 completions one at a time, read
+ *                      them back with one read of 32   (ns per completion)
+ *   cq/1w1r-b32        1 writer (single writes) + 1 reader (reads of up to
+ *                      32) on two CPUs                 (ns per completion)
+ *   cq/spsc-pairs-b32, cq/spsc-1w1r-b32   the same with the CQ and the ring
+ *                      opened LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER,
+ *                      lfpoll through lfp_cq_write_spsc and lfp_cq_read_spsc
+ *
+ * ring_mb is the ring with the full barrier every write of a waitable
+ * queue makes (below): the floor of the CQ with its wake protocol.
+ *
+ * Target (as the EQ's): lfpoll within 1.1x of the bare ring in the same
+ * mode; in the two-thread cases, or bounded by ring_mb in the same rounds.  --instr runs the one-thread cases once, for a fixed count (build
+ * with -DBENCH_INSTR: each operation is a function of its own, op_*).
+ */
+#define _GNU_SOURCE
+#include <lfpoll/cq.h>
+
+#include "harness.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CQ_SIZE     1024
+#define BURST       32
+#define INSTR_ITEMS (1u << 16)
+#define MODE_SPSC   (LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER)
+
+typedef struct lfp_cq_tagged_entry ent_t;
+
+/* What a CQ slot holds: the completion, then its source address. */
+struct slot {
+	ent_t e;
+	lfp_addr_t addr;
+};
+
+LFP_RING_PROTOTYPE(cqs, struct slot)
+
+#define OP BENCH_OP
+#define TEMPLATE BENCH_TEMPLATE
+
+/* ------------------------------------------------------------ completions */
+
+static inline uint64_t ev_mix(uint32_t w, uint64_t seq)
+{
+	return (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(w + 1) << 56) ^
+	       0x2545f491u;
+}
+
+static inline void ent_make(struct slot *s, uint32_t w, uint64_t seq)
+{
+	ent_t *e = &s->e;
+
+	s->addr = LFP_ADDR_NOTAVAIL;
+	e->len = 0;
+	e->buf = NULL;
+	e->op_context = (void *)(uintptr_t)(w + 1);
+	e->flags = seq ^ 0x5a5a;
+	e->data = seq;
+	e->tag = ev_mix(w, seq);
+}
+
+/* The writer of a well-formed completion, or -1 for a torn or foreign one. */
+static inline int ent_writer(const ent_t *e, int nw)
+{
+	uintptr_t c = (uintptr_t)e->op_context;
+
+	if (c < 1 || c > (uintptr_t)nw || e->flags != (e->data ^ 0x5a5a) ||
+	    e->tag != ev_mix((uint32_t)(c - 1), e->data))
+		return -1;
+	return (int)(c - 1);
+}
+
+/* ------------------------------------------------------------ queues */
+
+/* One implementation in one case. */
+struct cctx {
+	struct bench_mt mt;     /* threaded cases: 1 writer, 1 reader */
+	const struct impl_def *impl;
+	const struct case_def *cd;
+	struct lfp_cq *cq;      /* lfpoll */
+	struct lfp_ring *ring;  /* ring */
+} __attribute__((aligned(128)));
+
+/*
+ * The operations, one pair per implementation, with what each queue takes
+ * and gives and no copy of the harness's in between:
+ *   write  s->e (the CQ) or *s (the ring): 0, 1 when full (retry), or a
+ *          negative error
+ *   read   up to BURST completions into buf, each at the stride the
+ *          implementation's read gives (the CQ: a completion; the ring: a
+ *          completion and its address): how many (0 when empty), or a
+ *          negative error
+ */
+typedef int (*wr_fn)(struct cctx *c, const struct slot *s);
+typedef int (*rd_fn)(struct cctx *c, void *buf);
+
+OP int op_lfp_write(struct cctx *c, const struct slot *s)
+{
+	ssize_t r = lfp_cq_write(c->cq, &s->e, 1);
+
+	return r == 1 ? 0 : r == -EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
+}
+
+OP int op_lfp_read(struct cctx *c, void *buf)
+{
+	ssize_t r = lfp_cq_read(c->cq, buf, BURST);
+
+	return r == -EAGAIN ? 0 : (int)r;
+}
+
+#define STRIDE_lfp sizeof(ent_t)
+
+/* SP/SC cases: the calls whose inline path is that mode's. */
+OP int op_lfp_spsc_write(struct cctx *c, const struct slot *s)
+{
+	ssize_t r = lfp_cq_write_spsc(c->cq, &s->e, 1);
+
+	return r == 1 ? 0 : r == -EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
+}
+
+OP int op_lfp_spsc_read(struct cctx *c, void *buf)
+{
+	ssize_t r = lfp_cq_read_spsc(c->cq, buf, BURST);
+
+	return r == -EAGAIN ? 0 : (int)r;
+}
+
+#define STRIDE_lfp_spsc sizeof(ent_t)
+
+OP int op_ring_write(struct cctx *c, const struct slot *s)
+{
+	int r = lfp_ring_enqueue_cqs(c->ring, s);
+
+	return r == -EAGAIN ? 1 : r;
+}
+
+OP int op_ring_read(struct cctx *c, void *buf)
+{
+	return (int)lfp_ring_dequeue_burst_cqs(c->ring, (struct slot *)buf,
+	                                       BURST);
+}
+
+#define STRIDE_ring sizeof(struct slot)
+
+/*
+ * ring_mb: the ring plus the one full barrier every write of a queue that
+ * can be waited on makes after it publishes (lfp__mb: design.md, the wake
+ * protocol's P2), whether or not anyone waits: the floor of lfpoll's CQ
+ * with its wake protocol, where the bare ring is the floor without it.
+ */
+OP int op_ring_mb_write(struct cctx *c, const struct slot *s)
+{
+	int r = lfp_ring_enqueue_cqs(c->ring, s);
+
+	lfp__mb();
+	return r == -EAGAIN ? 1 : r;
+}
+
+#define op_ring_mb_read op_ring_read
+#define STRIDE_ring_mb STRIDE_ring
+
+/* The i-th completion of a read's buf at stride st. */
+static inline const ent_t *ent_at(const void *buf, size_t st, int i)
+{
+	return (const ent_t *)(const void *)((const char *)buf + st * (size_t)i);
+}
+
+/* ------------------------------------------------------------ one thread */
+
+/* Write BURST completions from n on one at a time, read them back with one
+ * read: 0, or bench_fail(). */
+TEMPLATE int st_burst(struct cctx *c, uint64_t n, wr_fn wr, rd_fn rd,
+                      size_t st)
+{
+	struct slot in, out[BURST];
+	const ent_t *e;
+	int i, ret;
+
+	for (i = 0; i < BURST; i++) {
+		ent_make(&in, 0, n + (uint64_t)i);
+		ret = wr(c, &in);
+		if (ret)
+			return bench_fail("write %d into an empty CQ: %s", i,
+			                  ret > 0 ? "full" : lfp_strerror(ret));
+	}
+	ret = rd(c, out);
+	if (ret != BURST)
+		return bench_fail("read of %d after %d writes: %d", BURST, BURST,
+		                  ret);
+	for (i = 0; i < BURST; i++) {
+		e = ent_at(out, st, i);
+		if (ent_writer(e, 1) != 0 || e->data != n + (uint64_t)i)
+			return bench_fail("completion %llu came back as %llu",
+			                  (unsigned long long)(n + (uint64_t)i),
+			                  (unsigned long long)e->data);
+	}
+	return 0;
+}
+
+TEMPLATE int st_run(void *arg, struct bench_round *r, wr_fn wr, rd_fn rd,
+                    size_t st)
+{
+	struct cctx *c = arg;
+	uint64_t n = 0, t0;
+
+	t0 = bench_now_ns();
+	do {
+		if (st_burst(c, n, wr, rd, st))
+			return -1;
+		n += BURST;
+	} while (!bench_round_over(r, n, t0));
+	r->ns = bench_now_ns() - t0;
+	r->items = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------ threads */
+
+TEMPLATE void *writer(struct bench_mt_worker *w, wr_fn wr)
+{
+	struct cctx *c = w->mt->ctx;
+	struct bench_round mine = bench_mt_producer_round(w->mt);
+	struct bench_spin sp = { 0 };
+	uint32_t id = (uint32_t)w->id;
+	uint64_t n = 0, t0;
+	struct slot e;
+	int k, ret;
+
+	t0 = bench_now_ns();
+	while (!bench_round_over(&mine, n, t0)) {
+		for (k = 0; k < 256; k++, n++) {
+			ent_make(&e, id, n);
+			while ((ret = wr(c, &e)) != 0) {
+				if (ret < 0) {
+					bench_fail("writer %u: %s", id,
+					           lfp_strerror(ret));
+					goto out;
+				}
+				if (bench_spin_fail(&sp))
+					goto out;
+			}
+			bench_spin_ok(&sp);
+		}
+	}
+out:
+	bench_mt_producer_done(w->mt, w->id, n, sp.retries);
+	return NULL;
+}
+
+TEMPLATE void *reader(struct bench_mt_worker *w, rd_fn rd, size_t st)
+{
+	struct cctx *c = w->mt->ctx;
+	struct bench_mt_seen *s = &w->mt->seen[w->id];
+	struct bench_spin sp = { 0 };
+	struct slot buf[BURST];
+	const ent_t *e;
+	int done, ret, i, wr;
+
+	for (;;) {
+		done = bench_mt_all_produced(w->mt);
+		ret = rd(c, buf);
+		if (ret > 0) {
+			bench_spin_ok(&sp);
+			for (i = 0; i < ret; i++) {
+				e = ent_at(buf, st, i);
+				wr = ent_writer(e, w->mt->np);
+				if (wr < 0) {
+					bench_fail("torn or foreign completion "
+					           "(data %llu)", (unsigned long long)
+					           e->data);
+					goto out;
+				}
+				if (bench_mt_take(w->mt, s, (uint32_t)wr,
+				                  e->data, 1,
+				                  ev_mix((uint32_t)wr, e->data)))
+					goto out;
+			}
+			continue;
+		}
+		if (ret < 0) {
+			bench_fail("reader: %s", lfp_strerror(ret));
+			break;
+		}
+		if (done || bench_spin_fail(&sp))
+			break;
+	}
+out:
+	s->retries = sp.retries;
+	return NULL;
+}
+
+static uint64_t mt_hash(uint32_t w, uint64_t seq)
+{
+	return ev_mix(w, seq);
+}
+
+static int mt_check(void *arg, const struct bench_round *r)
+{
+	(void)r;
+	return bench_mt_check(&((struct cctx *)arg)->mt);
+}
+
+/* ------------------------------------------------------------ impls, cases */
+
+struct impl_def {
+	const char *name;
+	int is_cq;
+	bench_run_fn pairs, mt;
+};
+
+#define INSTANTIATE(X)                                                          \
+static int pairs_##X(void *a, struct bench_round *r)                            \
+{ return st_run(a, r, op_##X##_write, op_##X##_read, STRIDE_##X); }             \
+static void *writer_##X(void *w)                                                \
+{ return writer(w, op_##X##_write); }                                           \
+static void *reader_##X(void *w)                                                \
+{ return reader(w, op_##X##_read, STRIDE_##X); }                                \
+static int mt_##X(void *a, struct bench_round *r)                               \
+{ return bench_mt_run(&((struct cctx *)a)->mt, r, writer_##X, reader_##X); }
+
+INSTANTIATE(lfp)
+INSTANTIATE(lfp_spsc)
+INSTANTIATE(ring)
+INSTANTIATE(ring_mb)
+
+static const struct impl_def impls[] = {
+	{ "lfpoll", 1, pairs_lfp, mt_lfp },
+	{ "ring", 0, pairs_ring, mt_ring },
+	{ "ring_mb", 0, pairs_ring_mb, mt_ring_mb },
+};
+#define NIMPL BENCH_LEN(impls)
+
+/* lfpoll in the SP/SC cases: lfp_cq_write_spsc and lfp_cq_read_spsc, the
+ * calls an SP/SC CQ's users make.  It takes lfpoll's place there. */
+static const struct impl_def impl_lfp_spsc = {
+	"lfpoll", 1, pairs_lfp_spsc, mt_lfp_spsc
+};
+
+/* The ring's ns over lfpoll's: 0.91 is "at most 1.1x the bare ring's ns".
+ * Across CPUs the writer's barrier costs most (the reader keeps up), so
+ * there a miss is bounded when ring_mb misses too. */
+static const struct bench_target t_one[] = { { "ring", 0.91, NULL } };
+static const struct bench_target t_mt[] = { { "ring", 0.91, "ring_mb" } };
+
+static const struct case_def {
+	const char *name, *label;
+	int threaded;
+	uint64_t mode;          /* the CQ's and the ring's ring mode */
+} cases[] = {
+	{ "cq/pairs-b32", "one thread: 32 single writes, one read of 32 "
+	  "(tagged completions)", 0, 0 },
+	{ "cq/1w1r-b32", "1 writer (single writes) + 1 reader (reads of up "
+	  "to 32) on 2 CPUs", 1, 0 },
+	{ "cq/spsc-pairs-b32", "cq/pairs-b32 with the CQ and the ring in "
+	  "SP/SC mode", 0, MODE_SPSC },
+	{ "cq/spsc-1w1r-b32", "cq/1w1r-b32 with the CQ and the ring in SP/SC "
+	  "mode", 1, MODE_SPSC },
+};
+#define NCASE BENCH_LEN(cases)
+
+static struct cctx cctxs[NCASE][NIMPL];
+
+static int cctx_setup(void *arg)
+{
+	struct cctx *c = arg;
+	struct lfp_cq_attr a = {
+		.size = CQ_SIZE,
+		.format = LFP_CQ_FORMAT_TAGGED,
+		.flags = c->cd->mode,
+	};
+	int ret;
+
+	if (c->impl->is_cq)
+		ret = lfp_cq_open(&a, &c->cq, NULL);
+	else
+		ret = lfp_ring_create_flags(CQ_SIZE, sizeof(struct slot),
+		                            c->cd->mode, &c->ring);
+	return ret ? bench_fail("open: %s", lfp_strerror(ret)) : 0;
+}
+
+static void cctx_teardown(void *arg)
+{
+	struct cctx *c = arg;
+
+	if (c->cq)
+		lfp_cq_close(c->cq);
+	lfp_ring_destroy(c->ring);
+	c->cq = NULL;
+	c->ring = NULL;
+}
+
+static void run_cq_case(size_t ci)
+{
+	const struct case_def *cd = &cases[ci];
+	struct bench_impl bi[NIMPL];
+	struct bench_case bc = {
+		.name = cd->name,
+		.label = cd->label,
+		.threads = cd->threaded ? 2 : 1,
+		.impls = bi,
+		.n_impls = NIMPL,
+		.targets = cd->threaded ? t_mt : t_one,
+		.n_targets = 1,
+		.check = cd->threaded ? mt_check : NULL,
+		.instr_items = cd->threaded ? 0 : INSTR_ITEMS,
+	};
+	size_t ii;
+
+	for (ii = 0; ii < NIMPL; ii++) {
+		struct cctx *c = &cctxs[ci][ii];
+
+		c->impl = cd->mode && ii == 0 ? &impl_lfp_spsc : &impls[ii];
+		c->cd = cd;
+		c->mt = (struct bench_mt){
+			.np = 1, .nc = 1, .ctx = c, .hash = mt_hash,
+			.who = "writer", .made = "written", .took = "read",
+		};
+		bi[ii] = (struct bench_impl){
+			.name = c->impl->name,
+			.arg = c,
+			.setup = cctx_setup,
+			.teardown = cctx_teardown,
+			.run = cd->threaded ? c->impl->mt : c->impl->pairs,
+		};
+	}
+	bench_case_run(&bc);
+}
+
+int main(int argc, char **argv)
+{
+	size_t ci;
+
+	bench_init("cq", argc, argv);
+	for (ci = 0; ci < NCASE; ci++)
+		run_cq_case(ci);
+	return bench_finish();
+}
