@@ -26,8 +26,9 @@
  * queue makes (below): the floor of the CQ with its wake protocol.
  *
  * Target (as the EQ's): lfpoll within 1.1x of the bare ring in the same
- * mode; in the two-thread cases, or bounded by ring_mb in the same rounds.  --instr runs the one-thread cases once, for a fixed count (build
- * with -DBENCH_INSTR: each operation is a function of its own, op_*).
+ * mode; in the two-thread cases, or bounded by ring_mb in the same rounds.
+ * --instr runs the one-thread cases once, for a fixed count (build with
+ * -DBENCH_INSTR: each operation is a function of its own, op_*).
  */
 #define _GNU_SOURCE
 #include <lfpoll/cq.h>
@@ -112,18 +113,25 @@ struct cctx {
 typedef int (*wr_fn)(struct cctx *c, const struct slot *s);
 typedef int (*rd_fn)(struct cctx *c, void *buf);
 
+/* A CQ write's and a CQ read's answer as wr_fn and rd_fn say. */
+static inline int cq_wr_ret(ssize_t r)
+{
+	return r == 1 ? 0 : r == -EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
+}
+
+static inline int cq_rd_ret(ssize_t r)
+{
+	return r == -EAGAIN ? 0 : (int)r;
+}
+
 OP int op_lfp_write(struct cctx *c, const struct slot *s)
 {
-	ssize_t r = lfp_cq_write(c->cq, &s->e, 1);
-
-	return r == 1 ? 0 : r == -EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
+	return cq_wr_ret(lfp_cq_write(c->cq, &s->e, 1));
 }
 
 OP int op_lfp_read(struct cctx *c, void *buf)
 {
-	ssize_t r = lfp_cq_read(c->cq, buf, BURST);
-
-	return r == -EAGAIN ? 0 : (int)r;
+	return cq_rd_ret(lfp_cq_read(c->cq, buf, BURST));
 }
 
 #define STRIDE_lfp sizeof(ent_t)
@@ -131,16 +139,12 @@ OP int op_lfp_read(struct cctx *c, void *buf)
 /* SP/SC cases: the calls whose inline path is that mode's. */
 OP int op_lfp_spsc_write(struct cctx *c, const struct slot *s)
 {
-	ssize_t r = lfp_cq_write_spsc(c->cq, &s->e, 1);
-
-	return r == 1 ? 0 : r == -EAGAIN ? 1 : r < 0 ? (int)r : -EPROTO;
+	return cq_wr_ret(lfp_cq_write_spsc(c->cq, &s->e, 1));
 }
 
 OP int op_lfp_spsc_read(struct cctx *c, void *buf)
 {
-	ssize_t r = lfp_cq_read_spsc(c->cq, buf, BURST);
-
-	return r == -EAGAIN ? 0 : (int)r;
+	return cq_rd_ret(lfp_cq_read_spsc(c->cq, buf, BURST));
 }
 
 #define STRIDE_lfp_spsc sizeof(ent_t)
@@ -326,14 +330,14 @@ struct impl_def {
 	bench_run_fn pairs, mt;
 };
 
-#define INSTANTIATE(X)                                                          \
-static int pairs_##X(void *a, struct bench_round *r)                            \
-{ return st_run(a, r, op_##X##_write, op_##X##_read, STRIDE_##X); }             \
-static void *writer_##X(void *w)                                                \
-{ return writer(w, op_##X##_write); }                                           \
-static void *reader_##X(void *w)                                                \
-{ return reader(w, op_##X##_read, STRIDE_##X); }                                \
-static int mt_##X(void *a, struct bench_round *r)                               \
+#define INSTANTIATE(X)                                                         \
+static int pairs_##X(void *a, struct bench_round *r)                           \
+{ return st_run(a, r, op_##X##_write, op_##X##_read, STRIDE_##X); }            \
+static void *writer_##X(void *w)                                               \
+{ return writer(w, op_##X##_write); }                                          \
+static void *reader_##X(void *w)                                               \
+{ return reader(w, op_##X##_read, STRIDE_##X); }                               \
+static int mt_##X(void *a, struct bench_round *r)                              \
 { return bench_mt_run(&((struct cctx *)a)->mt, r, writer_##X, reader_##X); }
 
 INSTANTIATE(lfp)

@@ -256,7 +256,8 @@ static void phase(const char *name, uint64_t mode, int spsc_calls,
 	      "end", name);
 	CHECK(atomic_load(&ph.errors) == (uint64_t)nw * ((per + ERR_EVERY - 1) /
 	                                               ERR_EVERY),
-	      "%s: %llu errors read", name, (unsigned long long)atomic_load(&ph.errors));
+	      "%s: %llu errors read", name,
+	      (unsigned long long)atomic_load(&ph.errors));
 	CHECK(atomic_load(&ph.sleeps) > 0, "%s: no reader slept: nothing was "
 	      "tested of the wake", name);
 	printf("stress_cq %s: PASS %u writer(s) x %u completions and %llu "
