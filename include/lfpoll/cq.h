@@ -265,6 +265,31 @@ LFP_FORCE_INLINE void lfp__cq_copy_entry(void *dst, const void *src, size_t esz)
 	}
 }
 
+/* Fill the claimed slot at pos with one completion and its source
+ * address (NULL: none); the caller publishes it as its mode does. */
+LFP_FORCE_INLINE void lfp__cq_put_one(const struct lfp__ring_geo *g,
+                                      uint64_t pos, const void *entry,
+                                      const lfp_addr_t *src_addr, size_t esz)
+{
+	unsigned char *d = lfp__ring_data(g, pos);
+
+	lfp__cq_copy(d, entry, esz);
+	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
+}
+
+/* Copy the claimed completion at pos, and its source address when src_addr
+ * is not NULL, out of its slot; the caller gives the slot back. */
+LFP_FORCE_INLINE void lfp__cq_take_one(const struct lfp__ring_geo *g,
+                                       uint64_t pos, void *buf,
+                                       lfp_addr_t *src_addr, size_t esz)
+{
+	const unsigned char *s = lfp__ring_data(g, pos);
+
+	lfp__cq_copy(buf, s, esz);
+	if (src_addr)
+		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
+}
+
 /* lfp_cq_writefrom whole, out of line: bursts (the entry size is known
  * only at run time, so an inline copy would gain nothing), every mode, and
  * whatever a single entry's inline attempt could not do. */
@@ -276,7 +301,6 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 	struct lfp__ring_geo g;
 	uint64_t pos = 0;
 	size_t k, i, esz;
-	unsigned char *d;
 
 	if (!cq || !entries || count == 0)
 		return -EINVAL;
@@ -289,10 +313,8 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 		return -EAGAIN;
 	}
 	for (i = 0; i < k; i++) {
-		d = lfp__ring_data(&g, pos + i);
-		lfp__cq_copy(d, s + i * esz, esz);
-		*(lfp_addr_t *)(void *)(d + esz) = src_addr ? src_addr[i]
-		                                            : LFP_ADDR_NOTAVAIL;
+		lfp__cq_put_one(&g, pos + i, s + i * esz,
+		                src_addr ? src_addr + i : NULL, esz);
 		lfp__ring_publish(&g, pos + i, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	}
 	lfp__ring_commit_prod(&cq->entries, &g, pos, k);
@@ -312,7 +334,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries
                                           const lfp_addr_t *src_addr, size_t count)
 {
 	struct lfp__ring_geo g;
-	unsigned char *d;
 	uint64_t pos;
 	size_t esz;
 
@@ -323,9 +344,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries
 	                  !lfp__slot_try_prod(&cq->entries, &g, 1, &pos)))
 		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
 	esz = cq->entry_size;
-	d = lfp__ring_data(&g, pos);
-	lfp__cq_copy(d, entries, esz);
-	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
+	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
 	lfp__slot_publish(&g, pos, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	lfp__notify_all(cq->w.sig, &cq->link);
 	return 1;
@@ -421,7 +440,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf,
 {
 	struct lfp__ring_geo g;
 	struct lfp__claim c;
-	const unsigned char *s;
 	size_t esz;
 
 	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !buf) ||
@@ -434,10 +452,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_readfrom(struct lfp_cq *cq, void *buf,
 	                                      esz + sizeof(lfp_addr_t), &c,
 	                                      lfp__errq_gate, &cq->errq)))
 		return lfp__cq_readfrom_slow(cq, buf, count, src_addr);
-	s = lfp__ring_data(&g, c.first);
-	lfp__cq_copy(buf, s, esz);
-	if (src_addr)
-		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
+	lfp__cq_take_one(&g, c.first, buf, src_addr, esz);
 	lfp__slot_free(&g, c.first);
 	return 1;
 }
@@ -463,7 +478,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
                                                size_t count)
 {
 	struct lfp__ring_geo g;
-	unsigned char *d;
 	uint64_t pos;
 	size_t esz;
 
@@ -478,9 +492,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
 		return -EAGAIN; /* full: only this producer could have changed it */
 	}
 	esz = cq->entry_size;
-	d = lfp__ring_data(&g, pos);
-	lfp__cq_copy(d, entries, esz);
-	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
+	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
 	g.meta[pos & g.mask] = (uint32_t)(esz + sizeof(lfp_addr_t));
 	lfp__idx_commit_prod(&cq->entries, pos, 1); /* I2, publishes: P1 */
 	lfp__side_leave(&cq->entries, 1);
@@ -505,7 +517,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_readfrom_spsc(struct lfp_cq *cq, void *buf,
 {
 	struct lfp__ring_geo g;
 	struct lfp__claim c;
-	const unsigned char *s;
 	size_t esz;
 
 	if (!LFP__CONSTANT(count) || count != 1 || LFP__UNLIKELY(!cq || !buf) ||
@@ -524,10 +535,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_readfrom_spsc(struct lfp_cq *cq, void *buf,
 		lfp__side_leave(&cq->entries, 0);
 		return lfp__cq_read_none(cq, c.why);
 	}
-	s = lfp__ring_data(&g, c.first);
-	lfp__cq_copy(buf, s, esz);
-	if (src_addr)
-		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
+	lfp__cq_take_one(&g, c.first, buf, src_addr, esz);
 	lfp__idx_commit_cons(&cq->entries, c.first, 1); /* I4 */
 	lfp__side_leave(&cq->entries, 0);
 	return 1;
