@@ -177,6 +177,9 @@ static void round_trip(enum lfp_cq_format f)
 	n = lfp_cq_read(cq, out, 1);
 	cr_assert_eq(n, 1, "read 1: %zd", n);
 	check_entry(f, out, next++);
+	/* Nor did the single read, which copies inline. */
+	for (i = (unsigned)esz; i < 2 * esz; i++)
+		cr_assert_eq(out[i], 0xa5, "byte %u past a single entry written", i);
 	n = lfp_cq_read(cq, out, 9);
 	cr_assert_eq(n, 9, "read 9: %zd", n);
 	for (i = 0; i < 9; i++)

@@ -213,20 +213,26 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
 }
 
 /*
- * Copy n bytes (a multiple of 8, at least 8: every CQ format is) 8 at a
- * time: the CQ's entry size is known only at run time, and a memcpy of a
- * run-time size is a call.  For the inline single-entry calls and every
- * write: small at the call site (16 bytes a step made those 30 bytes
- * longer), and an entry the caller has just built field by field is read
- * with loads of its stores' width, which take their data from those
- * stores (16-byte loads of it wait for them to drain).  No reader peeks
- * at a CQ's slots, so plain copies suffice.
+ * Copy n bytes, n a CQ format's size: a multiple of 8 with 8-byte
+ * pointers, of 4 with 4-byte ones (copied 4 bytes a step there: 8 bytes a
+ * step wrote past a 4-, 28- or 36-byte entry).  The CQ's entry size is
+ * known only at run time, and a memcpy of a run-time size is a call.  For
+ * the inline single-entry calls and every write: small at the call site
+ * (16 bytes a step made those 30 bytes longer), and an entry the caller
+ * has just built field by field is read with loads of its stores' width,
+ * which take their data from those stores (16-byte loads of it wait for
+ * them to drain).  No reader peeks at a CQ's slots, so plain copies
+ * suffice.
  */
 LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = (unsigned char *)dst;
 	const unsigned char *s = (const unsigned char *)src;
+#if UINTPTR_MAX > 0xffffffffu
 	uint64_t w;
+#else
+	uint32_t w;
+#endif
 	size_t i;
 
 	i = 0;
@@ -235,10 +241,10 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 #ifdef __clang__
 	_Pragma("clang loop vectorize(disable) unroll(disable)")
 #endif
-	do { /* n >= 8 */
-		memcpy(&w, s + i, 8);
-		memcpy(d + i, &w, 8);
-		i += 8;
+	do { /* n >= sizeof(w), a multiple of it */
+		memcpy(&w, s + i, sizeof(w));
+		memcpy(d + i, &w, sizeof(w));
+		i += sizeof(w);
 	} while (i < n);
 }
 
