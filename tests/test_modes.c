@@ -714,3 +714,88 @@ Test(modes, index_cq_through_the_spsc_calls_loses_nothing)
 	cr_assert_gt(sleeps, 0, "the reader never slept: nothing was tested of the wake");
 	cr_assert_eq(lfp_cq_close(w.cq), 0);
 }
+
+/*
+ * A write through the SP/SC call reaches a poll set the CQ is in (the
+ * poll link's push, not only the wait object's wake): lfp_poll reports the
+ * CQ after each write that finds it drained, and only then.
+ */
+Test(modes, cq_spsc_write_reaches_a_poll_set)
+{
+	struct lfp_cq_attr a = { .size = 8, .flags = SP | SC };
+	struct lfp_cq_entry e = { NULL };
+	struct lfp_poll *ps = NULL;
+	struct lfp_cq *cq;
+	void *ctx[4];
+	int round;
+
+	cq = open_cq_attr(&a, (void *)0x5c);
+	cr_assert_eq(lfp_poll_open(NULL, &ps), 0);
+	cr_assert_eq(lfp_poll_add(ps, &cq->fid, 0), 0);
+	cr_assert_eq(lfp_poll(ps, ctx, 4), 0, "an empty CQ reported");
+	for (round = 0; round < 3; round++) {
+		cr_assert_eq(lfp_cq_write_spsc(cq, &e, 1), 1);
+		cr_assert_eq(lfp_poll(ps, ctx, 4), 1, "round %d: the write was not "
+		             "reported", round);
+		cr_assert_eq(ctx[0], (void *)0x5c);
+		cr_assert_eq(lfp_cq_read_spsc(cq, &e, 1), 1);
+		cr_assert_eq(lfp_poll(ps, ctx, 4), 0, "round %d: reported drained",
+		             round);
+	}
+	cr_assert_eq(lfp_poll_del(ps, &cq->fid, 0), 0);
+	cr_assert_eq(lfp_poll_close(ps), 0);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+/*
+ * Every format through the SP/SC calls and the plain ones, in every mode:
+ * the completion comes back whole, with its address, and a single read
+ * writes nothing past the entry (the inline copies' step is the pointer
+ * size; a step wider than a format's size would write past it).
+ */
+Test(modes, cq_every_format_whole_through_both_sets_of_calls)
+{
+	static const enum lfp_cq_format fmts[] = {
+		LFP_CQ_FORMAT_CONTEXT, LFP_CQ_FORMAT_MSG, LFP_CQ_FORMAT_DATA,
+		LFP_CQ_FORMAT_TAGGED
+	};
+	static const size_t sizes[] = {
+		sizeof(struct lfp_cq_entry), sizeof(struct lfp_cq_msg_entry),
+		sizeof(struct lfp_cq_data_entry), sizeof(struct lfp_cq_tagged_entry)
+	};
+	unsigned char in[64], out[64];
+	lfp_addr_t src = 0x1234, got;
+	size_t m, f, i, spsc;
+	struct lfp_cq *cq;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 7 + 1);
+	for (m = 0; m < 4; m++)
+		for (f = 0; f < 4; f++)
+			for (spsc = 0; spsc < 2; spsc++) {
+				struct lfp_cq_attr a = { .size = 4, .flags = modes[m],
+				                         .format = fmts[f] };
+				ssize_t w, r;
+
+				cq = open_cq_attr(&a, NULL);
+				memset(out, 0xa5, sizeof(out));
+				got = 0;
+				w = spsc ? lfp_cq_writefrom_spsc(cq, in, &src, 1)
+				         : lfp_cq_writefrom(cq, in, &src, 1);
+				r = spsc ? lfp_cq_readfrom_spsc(cq, out, 1, &got)
+				         : lfp_cq_readfrom(cq, out, 1, &got);
+				cr_assert(w == 1 && r == 1, "%s, format %zu%s: write %zd, "
+				          "read %zd", mode_name(modes[m]), f,
+				          spsc ? ", spsc calls" : "", w, r);
+				cr_assert_eq(memcmp(out, in, sizes[f]), 0, "%s, format %zu%s: "
+				             "the completion changed", mode_name(modes[m]),
+				             f, spsc ? ", spsc calls" : "");
+				cr_assert_eq(got, src);
+				for (i = sizes[f]; i < sizeof(out); i++)
+					cr_assert_eq(out[i], 0xa5, "%s, format %zu%s: byte %zu "
+					             "past the %zu-byte entry written",
+					             mode_name(modes[m]), f,
+					             spsc ? ", spsc calls" : "", i, sizes[f]);
+				cr_assert_eq(lfp_cq_close(cq), 0);
+			}
+}
