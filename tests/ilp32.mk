@@ -57,6 +57,16 @@ check-ilp32: ilp32-deps
 	fi; \
 	sh tests/run-tests $(I32_PROGS)
 
+# Built natively too, cq_formats runs in make check beside the stress
+# programs (and under both sanitizers): one program checks the formats on
+# 64-bit and 32-bit builds.
+$(B)/tests/cq_formats: tests/ilp32/cq_formats.c $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+RUN_PROGS += $(B)/tests/cq_formats
+
 CLEAN_DIRS += $(I32_B)
 
 ilp32-clean:

@@ -2,10 +2,9 @@
  * Every CQ format through every mode's calls, single entries and a burst:
  * each completion comes back whole with its address, and no read writes a
  * byte past the entries it returns.  A plain program, so that it also
- * builds where Criterion does not (make check-ilp32 runs it as a 32-bit
- * program, where the formats' sizes are multiples of 4, not of 8; the
- * same checks run on 64-bit builds in tests/test_modes.c).  Exits 1 at
- * the first failure.
+ * builds where Criterion does not: make check runs it as built, and make
+ * check-ilp32 as a 32-bit program, where the formats' sizes are multiples
+ * of 4, not of 8.  Exits 1 at the first failure.
  */
 #include <lfpoll/cq.h>
 
