@@ -606,7 +606,8 @@ Test(modes, cq_single_entries_through_the_spsc_calls_in_every_mode)
 			in[i].len = 100 + i;
 		}
 		cr_assert_eq(lfp_cq_writefrom_spsc(cq, &in[0], &src, 1), 1, "%s", mn);
-		/* A write notifies: a waiter would not sleep now. */
+		/* After a write a waiter would not sleep: trywait sees the
+		 * entry (readiness; the wake itself is tested below). */
 		cr_assert_eq(lfp_trywait(&(struct lfp_fid *){ &cq->fid }, 1), -EAGAIN,
 		             "%s: trywait after a write", mn);
 		for (i = 1; i < 4; i++)

@@ -182,9 +182,11 @@ LFP_FORCE_INLINE size_t lfp__ring_take(const struct lfp__ring_geo *g,
 
 /*
  * Copy out a claimed entry of len bytes made of two parts and release its
- * slot: the first n1 bytes to d1, the rest to d2 (NULL: dropped).  The CQ
- * (entry, then source address) and the error queue (entry, then err_data)
- * store entries this way.
+ * slot: the first n1 bytes to d1, the rest to d2 (NULL: dropped).  The
+ * error queue (entry, then err_data) stores entries this way.  The CQ's
+ * slots (entry, then source address) have their own fill and copy-out,
+ * lfp__cq_put_one and lfp__cq_take_one, which copy the run-time entry size
+ * word by word instead of calling memcpy.
  */
 LFP_FORCE_INLINE void lfp__ring_take2(const struct lfp__ring_geo *g,
                                       uint64_t pos, size_t len, void *d1,
