@@ -17,7 +17,11 @@
  *     checked per completion; with two, each error is read exactly once;
  *   - no lost wake-up: a reader that finds the CQ empty sleeps in
  *     lfp_cq_sreadfrom, and never for the whole of its timeout while
- *     writers are still writing;
+ *     writers are still writing.  While writers write freely a missed wake
+ *     only lasts until the next write, so the two lockstep phases write
+ *     each completion only once the last one was read, after a random
+ *     busy wait as long as sread's spin: there a missed wake is a whole
+ *     timeout (make check-broken's R shows it failing);
  *   - the CQ is empty at the end, and a watchdog fails a hang.
  */
 #include <lfpoll/cq.h>
@@ -36,6 +40,7 @@
 struct phase {
 	const char *name;
 	int spsc_calls;
+	int lockstep;                   /* write the next once this one is read */
 	unsigned nw, nr;
 	uint32_t per;                   /* completions per writer */
 	struct lfp_cq *cq;
@@ -82,6 +87,7 @@ static void *writer_main(void *arg)
 	uint64_t rng = wk->id * 31 + 7;
 	lfp_addr_t addr;
 	unsigned spins;
+	uint64_t k;
 	uint32_t seq;
 	ssize_t ret;
 
@@ -110,6 +116,20 @@ static void *writer_main(void *arg)
 		}
 		CHECK(ret == 1, "%s: writer %u: write of seq %u = %zd", ph->name,
 		      wk->id, seq, ret);
+		/* Lockstep: nothing more comes until the reader has this one,
+		 * so an sread that misses its wake sleeps its whole timeout.
+		 * The next write then comes after a random busy wait of up to
+		 * a few microseconds, about as long as sread spins before it
+		 * sleeps, so that it lands anywhere in the reader's way to
+		 * sleep. */
+		if (ph->lockstep) {
+			spins = 0;
+			while (atomic_load(&ph->read) <= seq)
+				stress_backoff(&spins);
+			for (k = stress_rand(&rng) % 8192; k; k--)
+				(void)atomic_load_explicit(&ph->read,
+				                           memory_order_relaxed);
+		}
 	}
 	atomic_fetch_sub(&ph->writers_left, 1);
 	return NULL;
@@ -213,7 +233,8 @@ static void *reader_main(void *arg)
 }
 
 static void phase(const char *name, uint64_t mode, int spsc_calls,
-                  enum lfp_wait_obj obj, unsigned nw, unsigned nr, uint32_t per)
+                  enum lfp_wait_obj obj, unsigned nw, unsigned nr, uint32_t per,
+                  int lockstep)
 {
 	struct lfp_cq_attr at = { .size = 16, .flags = mode, .wait_obj = obj };
 	struct worker wk[MAXW + MAXR];
@@ -228,6 +249,7 @@ static void phase(const char *name, uint64_t mode, int spsc_calls,
 	memset(&ph, 0, sizeof(ph));
 	ph.name = name;
 	ph.spsc_calls = spsc_calls;
+	ph.lockstep = lockstep;
 	ph.nw = nw;
 	ph.nr = nr;
 	ph.per = per;
@@ -275,12 +297,16 @@ static void phase(const char *name, uint64_t mode, int spsc_calls,
 int main(void)
 {
 	uint32_t per = (uint32_t)stress_count(100000, 20000);
+	uint32_t step = (uint32_t)stress_count(20000, 4000);
 	const uint64_t spsc = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	phase("spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, per);
-	phase("spsc-calls mutex_cond", spsc, 1, LFP_WAIT_MUTEX_COND, 1, 1, per);
-	phase("plain-calls 1w1r fd", 0, 0, LFP_WAIT_FD, 1, 1, per);
-	phase("plain-calls 2w2r mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 2, 2, per / 2);
+	phase("spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, per, 0);
+	phase("spsc-calls mutex_cond", spsc, 1, LFP_WAIT_MUTEX_COND, 1, 1, per, 0);
+	phase("plain-calls 1w1r fd", 0, 0, LFP_WAIT_FD, 1, 1, per, 0);
+	phase("plain-calls 2w2r mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 2, 2, per / 2, 0);
+	phase("lockstep spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, step, 1);
+	phase("lockstep plain-calls mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 1, 1,
+	      step, 1);
 	return 0;
 }
