@@ -76,6 +76,48 @@ static inline void stress_fail(const char *file, int line, const char *cond,
 	_Exit(1);
 }
 
+/* ------------------------------------------------------------ broken */
+
+/*
+ * The broken builds of the stress programs (make check-broken; the table
+ * in tests/sched.mk): compiled with -DLFP_TEST_BROKEN -DLFP_STRESS_BROKEN,
+ * a program brings back the one fixed defect that LFP_BROKEN names
+ * (LFP__BROKEN in include/lfpoll/internal/sched.h) and must then fail.
+ * The name is read once, before main, so that the hot paths that ask pay
+ * a compare and no getenv.  With a defect named, every deadline is at most
+ * STRESS_BROKEN_LIMIT seconds: a lost wake-up is then reported in seconds
+ * (the phases take well under one each), not after the minutes a loaded
+ * machine may need for a healthy run.
+ */
+#define STRESS_BROKEN_LIMIT 10.0
+#ifdef LFP_STRESS_BROKEN
+static char stress_broken[8];
+
+__attribute__((constructor)) static void stress_broken_init(void)
+{
+	const char *b = getenv("LFP_BROKEN");
+
+	if (b)
+		snprintf(stress_broken, sizeof(stress_broken), "%s", b);
+}
+
+int lfp_test_broken(const char *defect)
+{
+	return stress_broken[0] && strcmp(defect, stress_broken) == 0;
+}
+
+static inline double stress_broken_limit(double seconds)
+{
+	return stress_broken[0] && seconds > STRESS_BROKEN_LIMIT ?
+	       STRESS_BROKEN_LIMIT : seconds;
+}
+#else
+static inline double stress_broken_limit(double seconds)
+{
+	return seconds;
+}
+#endif
+
 /*
  * CHECK(cond, fmt, ...): the format and its arguments are mandatory, so
  * that every failure says what was expected and what was seen.
@@ -163,6 +205,7 @@ static inline struct stress_deadline stress_deadline_in(double seconds,
 {
 	struct stress_deadline d;
 
+	seconds = stress_broken_limit(seconds);
 	d.end_ns = stress_now_ns() + (uint64_t)(seconds * 1e9);
 	d.seconds = seconds;
 	d.what = what;

@@ -426,7 +426,7 @@ LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
 	/* W2: a waiter on the native object, whichever bit the kind's
 	 * waiters arm. */
 	lfp__signal_arm(s, s->kind->trywait_bit);
-	if (ready(arg) > 0) {               /* W3 */
+	if (!LFP__BROKEN("R") && ready(arg) > 0) { /* W3 */
 		lfp__signal_restore(s, cleared);
 		return -EAGAIN;
 	}
@@ -471,7 +471,7 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 		 * bit bumps the sequence after it. */
 		seq0 = lfp__signal_seq(s);
 		lfp__signal_arm(s, LFP__ARMED_COND_BIT);        /* W2 */
-		if (ready(arg) > 0)                             /* W3 */
+		if (!LFP__BROKEN("R") && ready(arg) > 0)        /* W3 */
 			return 0;
 		LFP__SCHED("signal.W3", s);
 		ret = lfp__signal_sleep_cond(s, seq0, deadline); /* W4 */
