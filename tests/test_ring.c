@@ -638,6 +638,59 @@ Test(ring, dequeue_burst_stops_before_long_entry)
 	lfp_ring_destroy(r);
 }
 
+/*
+ * A burst checks every entry's length (docs/design.md, I5 for the index
+ * ring): a run of entries of the caller's length, then one longer or one
+ * shorter, whether the consumer's view of the producer is fresh or was
+ * taken before the change.
+ */
+Test(ring, dequeue_burst_sees_a_length_change_after_a_run)
+{
+	struct lfp_ring *r = make_ring(16, 16);
+	unsigned char dst[8 * 8], want[8];
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		put(r, i, 8);
+	take(r, 0, 8);          /* the consumer has seen head: 3 entries */
+	put(r, 3, 12);          /* longer than the burst's 8 */
+	put(r, 4, 3);           /* shorter */
+	put(r, 5, 8);
+	memset(dst, 0xEE, sizeof(dst));
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 2,
+	             "a burst ran into the longer entry");
+	for (i = 0; i < 2; i++) {
+		pattern(want, 8, i + 1);
+		cr_assert_arr_eq(dst + i * 8, want, 8, "entry %u", i + 1);
+	}
+	cr_assert_eq(dst[2 * 8], 0xEE, "wrote past the run");
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 0,
+	             "took the longer entry");
+	take(r, 3, 12);
+	memset(dst, 0xEE, sizeof(dst));
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 2);
+	pattern(want, 3, 4);
+	cr_assert_arr_eq(dst, want, 3);
+	cr_assert_eq(dst[3], 0xEE, "wrote past a short entry");
+	pattern(want, 8, 5);
+	cr_assert_arr_eq(dst + 8, want, 8);
+
+	/* A run, a shorter entry and a run again, all in one burst. */
+	for (i = 6; i < 12; i++)
+		put(r, i, i == 8 ? 5 : 8);
+	memset(dst, 0xEE, sizeof(dst));
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 6);
+	for (i = 0; i < 6; i++) {
+		size_t len = i == 2 ? 5 : 8;
+
+		pattern(want, len, i + 6);
+		cr_assert_arr_eq(dst + i * 8, want, len, "entry %u", i + 6);
+	}
+	cr_assert_eq(dst[2 * 8 + 5], 0xEE, "wrote past a short entry");
+	expect_empty(r);
+	lfp_ring_destroy(r);
+}
+
 Test(ring, bursts_round_trip_across_wrap)
 {
 	struct lfp_ring *r = make_ring(8, 24);

@@ -321,7 +321,8 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 	for (i = 0; i < k; i++) {
 		lfp__cq_put_one(&g, pos + i, s + i * esz,
 		                src_addr ? src_addr + i : NULL, esz);
-		lfp__ring_publish(&g, pos + i, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
+		lfp__ring_publish(&cq->entries, &g, pos + i,
+		                  (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	}
 	lfp__ring_commit_prod(&cq->entries, &g, pos, k);
 	lfp__side_leave(&cq->entries, 1);
@@ -499,7 +500,8 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
 	}
 	esz = cq->entry_size;
 	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
-	g.meta[pos & g.mask] = (uint32_t)(esz + sizeof(lfp_addr_t));
+	lfp__idx_set_meta(&cq->entries, &g, pos,
+	                  (uint32_t)(esz + sizeof(lfp_addr_t)));
 	lfp__idx_commit_prod(&cq->entries, pos, 1); /* I2, publishes: P1 */
 	lfp__side_leave(&cq->entries, 1);
 	lfp__notify_all(cq->w.sig, &cq->link);

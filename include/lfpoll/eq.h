@@ -217,7 +217,7 @@ LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq, uint64_t pos)
 {
 	struct lfp__ring_geo g = lfp__ring_geo(&eq->events);
 
-	lfp__ring_publish(&g, pos, LFP__EQ_VOID);
+	lfp__ring_publish(&eq->events, &g, pos, LFP__EQ_VOID);
 	lfp__ring_commit_prod(&eq->events, &g, pos, 1);
 	lfp__side_leave(&eq->events, 1);
 	lfp__waitable_notify(&eq->w);
@@ -274,7 +274,7 @@ LFP_FORCE_INLINE ssize_t lfp__eq_write_on(struct lfp_eq *eq,
 	lfp__mb_after_rmw();
 	if (LFP__UNLIKELY(lfp__ld_acq_u32(&eq->overrun)) && !LFP__BROKEN("G"))
 		return lfp__eq_write_void(eq, pos);
-	lfp__ring_put(g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
+	lfp__ring_put(&eq->events, g, pos, buf, len, LFP__EQ_META(event, len)); /* P1 */
 	lfp__ring_commit_prod(&eq->events, g, pos, 1);
 	lfp__side_leave(&eq->events, 1);
 	lfp__waitable_notify(&eq->w);

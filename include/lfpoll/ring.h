@@ -68,13 +68,18 @@ struct lfp_ring {
 	/* Producers only: next position to claim. */
 	uint64_t head;
 	uint64_t tail_seen;          /* index ring: the producer's copy of tail */
+	uint64_t len_change;         /* index ring: where the last run of equal
+	                              * lengths began (I5) */
+	uint32_t last_len;           /* index ring: that run's length */
 	uint32_t prod_busy;          /* LFP_DEBUG: a single producer is inside */
-	char lfp__pad1[LFP_CACHELINE_PAIR - 2 * sizeof(uint64_t) - sizeof(uint32_t)];
+	char lfp__pad1[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t) -
+	               2 * sizeof(uint32_t)];
 	/* Consumers only: next position to take. */
 	uint64_t tail;
 	uint64_t head_seen;          /* index ring: the consumer's copy of head */
+	uint64_t change_seen;        /* index ring: its copy of len_change */
 	uint32_t cons_busy;          /* LFP_DEBUG: a single consumer is inside */
-	char lfp__pad2[LFP_CACHELINE_PAIR - 2 * sizeof(uint64_t) - sizeof(uint32_t)];
+	char lfp__pad2[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t) - sizeof(uint32_t)];
 };
 
 /*

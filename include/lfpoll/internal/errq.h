@@ -119,11 +119,11 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
 		 * the flag and of head (O2). */
 		lfp__mb_after_rmw();
 		if (lfp__ld_acq_u32(overrun)) {
-			lfp__ring_publish(&g, pos, 0); /* void; its taker uncounts it */
+			lfp__ring_publish(&q->ring, &g, pos, 0); /* void; its taker uncounts it */
 			return -LFP_EOVERRUN;
 		}
 	}
-	lfp__ring_put2(&g, pos, entry, entry_size, data, data_len,
+	lfp__ring_put2(&q->ring, &g, pos, entry, entry_size, data, data_len,
 	               (uint32_t)(entry_size + data_len));
 	return 0;
 }

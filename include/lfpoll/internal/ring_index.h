@@ -2,7 +2,7 @@
  * lfpoll internal: the index ring, the mode of a ring (EQ, CQ) opened with
  * both LFP_SINGLE_PRODUCER and LFP_SINGLE_CONSUMER.  Do not include
  * directly; include <lfpoll/ring.h>.  docs/design.md section 1.1 holds the
- * argument; I1..I4 are its labels.
+ * argument; I1..I5 are its labels.
  *
  * Payloads sit in one array, each entry's metadata (length, event code) in
  * a second one.  The producer owns head and the consumer tail; each keeps
@@ -20,6 +20,84 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * I5, the lengths (docs/design.md section 1.1): the producer remembers the
+ * length it stored last (last_len) and the position where the run of
+ * entries of that length began (len_change), and the consumer copies
+ * len_change each time it copies head (I3).  When its copy is at or before
+ * tail, every entry up to its copy of head has the length of the entry at
+ * tail, so a burst of fixed-size entries checks one metadata word, not
+ * one per entry.  Store the metadata of the entry at pos.
+ */
+LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
+                                        const struct lfp__ring_geo *g,
+                                        uint64_t pos, uint32_t meta)
+{
+	uint32_t len = meta & g->len_mask;
+
+	g->meta[pos & g->mask] = meta;
+	/* Relaxed: both are the producer's; I2 publishes them with head. */
+	if (LFP__UNLIKELY(len != lfp__ld_rlx_u32(&r->last_len))) {
+		lfp__st_rlx_u32(&r->last_len, len);
+		lfp__st_rlx_u64(&r->len_change, pos);
+	}
+}
+
+/*
+ * Store v into n consecutive metadata words: four at a time where they are
+ * 16-byte aligned, so that a burst of 32 stores 8 times, not 32.
+ */
+LFP_FORCE_INLINE void lfp__idx_fill_words(uint32_t *m, uint32_t v, size_t n)
+{
+	const uint32_t four[4] = { v, v, v, v };
+	size_t i = 0;
+
+	for (; i < n && ((uintptr_t)(m + i) & 15); i++)
+		m[i] = v;
+	for (; i + 4 <= n; i += 4)
+		memcpy(m + i, four, sizeof(four));
+	for (; i < n; i++)
+		m[i] = v;
+}
+
+/* The same for k entries of metadata len (a length alone) from first. */
+LFP_FORCE_INLINE void lfp__idx_set_meta_run(struct lfp_ring *r,
+                                            const struct lfp__ring_geo *g,
+                                            uint64_t first, uint32_t len,
+                                            size_t k)
+{
+	size_t at = (size_t)(first & g->mask), run = (size_t)g->mask + 1 - at;
+
+	if (run >= k) {
+		lfp__idx_fill_words(g->meta + at, len, k);
+	} else {
+		lfp__idx_fill_words(g->meta + at, len, run);
+		lfp__idx_fill_words(g->meta, len, k - run);
+	}
+	if (LFP__UNLIKELY(k && len != lfp__ld_rlx_u32(&r->last_len))) {
+		lfp__st_rlx_u32(&r->last_len, len);
+		lfp__st_rlx_u64(&r->len_change, first);
+	}
+}
+
+/*
+ * I3: the consumer's copy of head, and with it its copy of len_change (I5).
+ * The relaxed load of len_change after the acquire reads at least the
+ * value the producer stored before the release of the head seen here
+ * (write-read coherence); a later one only moves the copy forward, which
+ * makes the check of a burst fall back to reading every word.
+ */
+LFP_FORCE_INLINE uint64_t lfp__idx_see_head(struct lfp_ring *r)
+{
+	/* I3: acquire pairs with I2: the payloads and metadata of the
+	 * entries before head are visible. */
+	uint64_t head = lfp__ld_acq_u64(&r->head);
+
+	lfp__st_rlx_u64(&r->head_seen, head);
+	lfp__st_rlx_u64(&r->change_seen, lfp__ld_rlx_u64(&r->len_change));
+	return head;
+}
 
 /*
  * Claim up to n free positions for the producer: returns the number
@@ -76,10 +154,7 @@ LFP_FORCE_INLINE size_t lfp__idx_claim_cons(struct lfp_ring *r,
 	size_t k;
 
 	if (LFP__UNLIKELY(avail < n)) {
-		/* I3: acquire pairs with I2: the payloads and metadata of
-		 * the entries before head are visible. */
-		head = lfp__ld_acq_u64(&r->head);
-		lfp__st_rlx_u64(&r->head_seen, head);
+		head = lfp__idx_see_head(r); /* I3 */
 		avail = head - tail;
 		if (avail == 0) {
 			c->why = LFP__RING_EMPTY;
@@ -89,7 +164,13 @@ LFP_FORCE_INLINE size_t lfp__idx_claim_cons(struct lfp_ring *r,
 			n = (size_t)avail;
 	}
 	c->exact = 1;
-	for (k = 0; k < n; k++) {
+	meta = g->meta[tail & g->mask];
+	/* I5: one entry, or a run of one length from before tail on. */
+	if (LFP__LIKELY((meta & g->len_mask) == cap &&
+	                (n == 1 || lfp__ld_rlx_u64(&r->change_seen) <= tail))) {
+		c->meta = meta;
+		k = n;
+	} else for (k = 0; k < n; k++) {
 		meta = g->meta[(tail + k) & g->mask];
 		len = meta & g->len_mask;
 		if (LFP__UNLIKELY(len != cap)) {
@@ -134,9 +215,7 @@ LFP_INLINE ssize_t lfp__idx_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 	size_t len;
 
 	if (lfp__ld_rlx_u64(&r->head_seen) == tail) {
-		/* I3, as in the claim. */
-		lfp__st_rlx_u64(&r->head_seen, lfp__ld_acq_u64(&r->head));
-		if (lfp__ld_rlx_u64(&r->head_seen) == tail)
+		if (lfp__idx_see_head(r) == tail) /* I3 */
 			return -EAGAIN;
 	}
 	*meta = g.meta[tail & g.mask];
@@ -160,8 +239,7 @@ LFP_INLINE int lfp__idx_consume(struct lfp_ring *r, uint64_t ticket)
 		return -ESTALE;
 	/* I3: the ticket must name a published entry (forged ones fail). */
 	if (lfp__ld_rlx_u64(&r->head_seen) == ticket) {
-		lfp__st_rlx_u64(&r->head_seen, lfp__ld_acq_u64(&r->head));
-		if (lfp__ld_rlx_u64(&r->head_seen) == ticket)
+		if (lfp__idx_see_head(r) == ticket)
 			return -ESTALE;
 	}
 	lfp__idx_commit_cons(r, ticket, 1);

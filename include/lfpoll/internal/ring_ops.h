@@ -122,11 +122,12 @@ LFP_FORCE_INLINE void lfp__ring_commit_cons(struct lfp_ring *r,
 
 /* Record a filled entry: the per-slot ring publishes its word (R1), the
  * index ring stores its metadata (published by the commit, I2). */
-LFP_FORCE_INLINE void lfp__ring_publish(const struct lfp__ring_geo *g,
+LFP_FORCE_INLINE void lfp__ring_publish(struct lfp_ring *r,
+                                        const struct lfp__ring_geo *g,
                                         uint64_t pos, uint32_t meta)
 {
 	if (g->mode == LFP__RING_INDEX)
-		g->meta[pos & g->mask] = meta;
+		lfp__idx_set_meta(r, g, pos, meta);
 	else
 		lfp__slot_publish(g, pos, meta);
 }
@@ -202,7 +203,8 @@ LFP_FORCE_INLINE void lfp__ring_take2(const struct lfp__ring_geo *g,
 
 /* Fill the claimed slot at pos with n1 bytes from s1 then n2 from s2, and
  * record it with meta. */
-LFP_FORCE_INLINE void lfp__ring_put2(const struct lfp__ring_geo *g,
+LFP_FORCE_INLINE void lfp__ring_put2(struct lfp_ring *r,
+                                     const struct lfp__ring_geo *g,
                                      uint64_t pos, const void *s1, size_t n1,
                                      const void *s2, size_t n2, uint32_t meta)
 {
@@ -210,15 +212,16 @@ LFP_FORCE_INLINE void lfp__ring_put2(const struct lfp__ring_geo *g,
 
 	lfp__copy_racy_in(d, s1, n1);
 	lfp__copy_racy_in(d + n1, s2, n2);
-	lfp__ring_publish(g, pos, meta);
+	lfp__ring_publish(r, g, pos, meta);
 }
 
 /* Fill the claimed slot at pos with len bytes from src and record it. */
-LFP_FORCE_INLINE void lfp__ring_put(const struct lfp__ring_geo *g, uint64_t pos,
+LFP_FORCE_INLINE void lfp__ring_put(struct lfp_ring *r,
+                                    const struct lfp__ring_geo *g, uint64_t pos,
                                     const void *src, size_t len, uint32_t meta)
 {
 	lfp__copy_racy_in(lfp__ring_data(g, pos), src, len);
-	lfp__ring_publish(g, pos, meta);
+	lfp__ring_publish(r, g, pos, meta);
 }
 
 /* ---------------------------------------------------------------- single */
@@ -236,7 +239,7 @@ LFP_FORCE_INLINE int lfp__ring_enqueue(struct lfp_ring *r, const void *src,
 	g = lfp__ring_geo(r);
 	lfp__side_enter(r, 1);
 	if (LFP__LIKELY(lfp__ring_claim_prod(r, &g, 1, &pos))) {
-		lfp__ring_put(&g, pos, src, len, (uint32_t)len);
+		lfp__ring_put(r, &g, pos, src, len, (uint32_t)len);
 		lfp__ring_commit_prod(r, &g, pos, 1);
 	} else {
 		ret = -EAGAIN;
@@ -256,7 +259,7 @@ LFP_FORCE_INLINE int lfp__ring_enqueue2(struct lfp_ring *r, const void *s1,
 
 	lfp__side_enter(r, 1);
 	if (lfp__ring_claim_prod(r, &g, 1, &pos)) {
-		lfp__ring_put2(&g, pos, s1, n1, s2, n2, (uint32_t)(n1 + n2));
+		lfp__ring_put2(r, &g, pos, s1, n1, s2, n2, (uint32_t)(n1 + n2));
 		lfp__ring_commit_prod(r, &g, pos, 1);
 	} else {
 		ret = -EAGAIN;
@@ -302,7 +305,7 @@ LFP_FORCE_INLINE int lfp__idx_try_put(struct lfp_ring *r,
 		return 0;
 	}
 	lfp__copy_racy_in(lfp__ring_data(g, pos), src, len);
-	g->meta[pos & g->mask] = meta;
+	lfp__idx_set_meta(r, g, pos, meta);
 	lfp__idx_commit_prod(r, pos, 1);
 	lfp__side_leave(r, 1);
 	return 1;
@@ -442,7 +445,8 @@ LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
 /* An index ring's burst copy in: k entries of len_each bytes from s into
  * the positions from first, in one or two copies (the run may wrap) when
  * the entries are packed as the ring packs them. */
-LFP_FORCE_INLINE void lfp__idx_put_run(const struct lfp__ring_geo *g,
+LFP_FORCE_INLINE void lfp__idx_put_run(struct lfp_ring *r,
+                                       const struct lfp__ring_geo *g,
                                        uint64_t first, const unsigned char *s,
                                        size_t len_each, size_t k)
 {
@@ -459,8 +463,7 @@ LFP_FORCE_INLINE void lfp__idx_put_run(const struct lfp__ring_geo *g,
 		for (i = 0; i < k; i++)
 			memcpy(lfp__ring_data(g, first + i), s + i * len_each, len_each);
 	}
-	for (i = 0; i < k; i++)
-		g->meta[(first + i) & g->mask] = (uint32_t)len_each;
+	lfp__idx_set_meta_run(r, g, first, (uint32_t)len_each, k);
 }
 
 /* An index ring's burst copy out, as lfp__idx_put_run (exact: every entry
@@ -538,7 +541,7 @@ LFP_FORCE_INLINE size_t lfp__ring_enqueue_burst(struct lfp_ring *r,
 	k = lfp__ring_claim_prod(r, &g, n, &pos);
 	if (g.mode == LFP__RING_INDEX) {
 		if (k) {
-			lfp__idx_put_run(&g, pos, s, len_each, k);
+			lfp__idx_put_run(r, &g, pos, s, len_each, k);
 			lfp__idx_commit_prod(r, pos, k);
 		}
 	} else {
@@ -588,7 +591,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_enqueue_burst(struct lfp_ring *r,
 		lfp__side_enter(r, 1);
 		k = lfp__idx_claim_prod(r, &g, n, &pos);
 		if (k) {
-			lfp__idx_put_run(&g, pos, s, len_each, k);
+			lfp__idx_put_run(r, &g, pos, s, len_each, k);
 			lfp__idx_commit_prod(r, pos, k);
 		}
 		lfp__side_leave(r, 1);
