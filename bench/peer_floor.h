@@ -10,7 +10,9 @@
  * bursts with one index update: the floor of a burst.  Both are one
  * producer and one consumer only.  floor_mpmc (fm) is the design of
  * lfpoll's default mode with nothing else: a per-slot MPMC ring, one CAS
- * per side and operation and a slot word per entry.
+ * per side and operation and a slot word per entry.  floor_copy (fc), for
+ * one thread only, is the copies alone: what any ring that copies its
+ * events in and out must pay, with no index shared and nothing checked.
  */
 #ifndef LFPOLL_BENCH_PEER_FLOOR_H
 #define LFPOLL_BENCH_PEER_FLOOR_H
@@ -263,6 +265,99 @@ BENCH_TEMPLATE int fi_deq(void *q, void *e, size_t esz)
 	return !fi_deqn(q, e, 1, esz);
 }
 
+
+
+/*
+ * floor_copy: a ring's copies and nothing else, for the one-thread cases
+ * (no other thread may touch it: head and tail are plain fields).  A burst
+ * is one memcpy in and one out per run that does not wrap, as DPDK's and
+ * lfpoll's SP/SC rings copy; a single event one memcpy of its size.  Full
+ * and empty are kept; nothing else is.  No ring that copies its events can
+ * be faster in these shapes, so a target this floor misses too is out of
+ * reach of any such ring on the machine at hand.
+ */
+struct fcq {
+	unsigned char *slots;   /* CAPACITY events of esz bytes */
+	uint32_t head, tail;
+};
+
+static inline void *fc_create(size_t esz)
+{
+	void *slots;
+	struct fcq *q = alloc_with_slots(sizeof(*q), 64, esz, &slots);
+
+	if (!q)
+		return NULL;
+	q->slots = slots;
+	q->head = q->tail = 0;
+	return q;
+}
+
+static inline void fc_destroy(void *p, size_t esz)
+{
+	struct fcq *q = p;
+
+	(void)esz;
+	free(q->slots);
+	free(q);
+}
+
+/* The slot memory of n events from position pos, in at most two runs. */
+BENCH_TEMPLATE void fc_copy(struct fcq *q, uint32_t pos, unsigned char *e,
+                            unsigned n, size_t esz, int in)
+{
+	uint32_t at = pos & (CAPACITY - 1), run = CAPACITY - at;
+	unsigned char *s = q->slots + at * esz;
+
+	if (n == 1) {
+		memcpy(in ? s : e, in ? e : s, esz);
+		return;
+	}
+	if (run > n)
+		run = n;
+	memcpy(in ? s : e, in ? e : s, run * esz);
+	if (n > run)
+		memcpy(in ? q->slots : e + run * esz,
+		       in ? e + run * esz : q->slots, (n - run) * esz);
+}
+
+BENCH_TEMPLATE unsigned fc_enqn(void *p, const void *e, unsigned n, size_t esz)
+{
+	struct fcq *q = p;
+	uint32_t room = CAPACITY - (q->head - q->tail);
+
+	if (n > room)
+		n = room;
+	if (!n)
+		return 0;
+	fc_copy(q, q->head, (unsigned char *)e, n, esz, 1);
+	q->head += n;
+	return n;
+}
+
+BENCH_TEMPLATE unsigned fc_deqn(void *p, void *e, unsigned n, size_t esz)
+{
+	struct fcq *q = p;
+	uint32_t have = q->head - q->tail;
+
+	if (n > have)
+		n = have;
+	if (!n)
+		return 0;
+	fc_copy(q, q->tail, (unsigned char *)e, n, esz, 0);
+	q->tail += n;
+	return n;
+}
+
+BENCH_TEMPLATE int fc_enq(void *q, const void *e, size_t esz)
+{
+	return !fc_enqn(q, e, 1, esz);
+}
+
+BENCH_TEMPLATE int fc_deq(void *q, void *e, size_t esz)
+{
+	return !fc_deqn(q, e, 1, esz);
+}
 
 /*
  * floor_mpmc: a per-slot ring for any number of producers and consumers

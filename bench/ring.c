@@ -42,8 +42,8 @@ static const struct bench_target t_1thr[] = {
 /*
  * A target that names a floor is BOUNDED where the floor, timed in the same
  * rounds, misses it too and is not slower than lfpoll (bench/harness.h):
- * floor_mpmc is the default mode's design with nothing else, floor_index
- * an index ring with one producer, one consumer and no checks.
+ * floor_mpmc is the default mode's design with nothing else, floor_copy a
+ * ring's copies with nothing else (one thread only).
  */
 static const struct bench_target t_pre[] = {
 	{ "dpdk_mpmc", 1.2, "floor_mpmc" } };
@@ -60,7 +60,7 @@ static const struct bench_target t_2p2c_b32[] = {
 	{ "dpdk_mpmc", 0.8, "floor_mpmc" } };
 /* The single-producer single-consumer mode, against DPDK's SP/SC. */
 static const struct bench_target t_spsc_1thr_b32[] = {
-	{ "dpdk_spsc", 1.25, "floor_index" } };
+	{ "dpdk_spsc", 1.25, "floor_copy" } };
 static const struct bench_target t_spsc_1p1c_b32[] = {
 	{ "dpdk_spsc", 1.2, NULL } };
 

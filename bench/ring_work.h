@@ -311,6 +311,8 @@ struct impl_def {
 	/* Non-NULL: not run where a case has more than one producer or more
 	 * than one consumer, for this reason. */
 	const char *solo;
+	/* Non-NULL: not run where a case has threads, for this reason. */
+	const char *one_thread;
 };
 
 #define RING_UNUSED static __attribute__((unused))
@@ -349,10 +351,12 @@ RING_UNUSED int mt_##X##_##S(void *a, struct bench_round *r)                    
 #define INSTANTIATE(X) RING_SIZES(RING_INSTANCE, X)
 
 #define IMPL_AS(name, X, C, solo)                                               \
-	{ name, NULL, C##_create, C##_destroy, { RING_SIZES(RING_FNS, X) }, solo }
+	{ name, NULL, C##_create, C##_destroy, { RING_SIZES(RING_FNS, X) }, solo, NULL }
 #define IMPL_1P1C(name, X, solo) IMPL_AS(name, X, X, solo)
 #define IMPL(name, X) IMPL_1P1C(name, X, NULL)
-#define IMPL_SKIP(name, why) { name, why, NULL, NULL, { { NULL } }, NULL }
+#define IMPL_SKIP(name, why) { name, why, NULL, NULL, { { NULL } }, NULL, NULL }
+#define IMPL_ONE_THREAD(name, X, why)                                           \
+	{ name, NULL, X##_create, X##_destroy, { RING_SIZES(RING_FNS, X) }, why, why }
 
 #define SOLO_SPSC "single producer, single consumer: not for this case"
 /*
@@ -370,6 +374,7 @@ INSTANTIATE(lfpoll)
 INSTANTIATE(mutex)
 INSTANTIATE(fs)
 INSTANTIATE(fi)
+INSTANTIATE(fc)
 INSTANTIATE(fm)
 #ifdef HAVE_CK_RING
 INSTANTIATE(ck)
@@ -400,6 +405,7 @@ static const struct impl_def impls[] = {
 #endif
 	IMPL_1P1C("floor_spsc", fs, SOLO_SPSC),
 	IMPL_1P1C("floor_index", fi, SOLO_SPSC),
+	IMPL_ONE_THREAD("floor_copy", fc, "the copies alone: one thread only"),
 	IMPL("floor_mpmc", fm),
 #ifdef HAVE_CK_RING
 	IMPL("ck_ring", ck),
@@ -447,7 +453,8 @@ static const char *const __attribute__((unused)) set_mpmc[] = {
 	"dpdk_mpmc", "dpdk_hts", "atomic_queue", "moodycamel", "mutex", NULL
 };
 static const char *const __attribute__((unused)) set_spsc[] = {
-	"lfpoll_spsc", "dpdk_spsc", "floor_spsc", "floor_index", "lfpoll", NULL
+	"lfpoll_spsc", "dpdk_spsc", "floor_spsc", "floor_index", "floor_copy",
+	"lfpoll", NULL
 };
 
 /* What a ring case is: its shape, its event, its implementations. */
@@ -500,6 +507,10 @@ static bench_run_fn ring_run_of(const struct impl_def *d,
 	}
 	if ((rc->np > 1 || rc->nc > 1) && d->solo) {
 		*why = d->solo;
+		return NULL;
+	}
+	if (rc->np && d->one_thread) {
+		*why = d->one_thread;
 		return NULL;
 	}
 	*why = "not built for this event size";
