@@ -69,8 +69,8 @@ struct lfp_ring {
 	uint64_t head;
 	uint64_t tail_seen;          /* index ring: the producer's copy of tail */
 	uint64_t len_change;         /* index ring: where the last run of equal
-	                              * lengths began (I5) */
-	uint32_t last_len;           /* index ring: that run's length */
+	                              * metadata words began (I5) */
+	uint32_t last_meta;          /* index ring: that run's word */
 	uint32_t prod_busy;          /* LFP_DEBUG: a single producer is inside */
 	char lfp__pad1[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t) -
 	               2 * sizeof(uint32_t)];

@@ -23,23 +23,21 @@ extern "C" {
 
 /*
  * I5, the lengths (docs/design.md section 1.1): the producer remembers the
- * length it stored last (last_len) and the position where the run of
- * entries of that length began (len_change), and the consumer copies
+ * metadata word it stored last (last_meta) and the position where the run
+ * of entries with that word began (len_change), and the consumer copies
  * len_change each time it copies head (I3).  When its copy is at or before
- * tail, every entry up to its copy of head has the length of the entry at
- * tail, so a burst of fixed-size entries checks one metadata word, not
- * one per entry.  Store the metadata of the entry at pos.
+ * tail, every entry up to its copy of head has the metadata, and so the
+ * length, of the entry at tail: a burst of fixed-size entries checks one
+ * word, not one per entry.  Store the metadata of the entry at pos.
  */
 LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
                                         const struct lfp__ring_geo *g,
                                         uint64_t pos, uint32_t meta)
 {
-	uint32_t len = meta & g->len_mask;
-
 	g->meta[pos & g->mask] = meta;
 	/* Relaxed: both are the producer's; I2 publishes them with head. */
-	if (LFP__UNLIKELY(len != lfp__ld_rlx_u32(&r->last_len))) {
-		lfp__st_rlx_u32(&r->last_len, len);
+	if (LFP__UNLIKELY(meta != lfp__ld_rlx_u32(&r->last_meta))) {
+		lfp__st_rlx_u32(&r->last_meta, meta);
 		lfp__st_rlx_u64(&r->len_change, pos);
 	}
 }
@@ -75,8 +73,8 @@ LFP_FORCE_INLINE void lfp__idx_set_meta_run(struct lfp_ring *r,
 		lfp__idx_fill_words(g->meta + at, len, run);
 		lfp__idx_fill_words(g->meta, len, k - run);
 	}
-	if (LFP__UNLIKELY(k && len != lfp__ld_rlx_u32(&r->last_len))) {
-		lfp__st_rlx_u32(&r->last_len, len);
+	if (LFP__UNLIKELY(k && len != lfp__ld_rlx_u32(&r->last_meta))) {
+		lfp__st_rlx_u32(&r->last_meta, len);
 		lfp__st_rlx_u64(&r->len_change, first);
 	}
 }
@@ -97,6 +95,21 @@ LFP_FORCE_INLINE uint64_t lfp__idx_see_head(struct lfp_ring *r)
 	lfp__st_rlx_u64(&r->head_seen, head);
 	lfp__st_rlx_u64(&r->change_seen, lfp__ld_rlx_u64(&r->len_change));
 	return head;
+}
+
+/*
+ * I5 at the consumer: 1 when every entry from tail up to its copy of head
+ * has length cap (the one at tail has it, and the run it belongs to began
+ * at or before tail), with the metadata of the entry at tail in *meta.
+ */
+LFP_FORCE_INLINE int lfp__idx_one_run(struct lfp_ring *r,
+                                      const struct lfp__ring_geo *g,
+                                      uint64_t tail, size_t cap,
+                                      uint32_t *meta)
+{
+	*meta = g->meta[tail & g->mask];
+	return (*meta & g->len_mask) == cap &&
+	       lfp__ld_rlx_u64(&r->change_seen) <= tail;
 }
 
 /*
@@ -164,13 +177,9 @@ LFP_FORCE_INLINE size_t lfp__idx_claim_cons(struct lfp_ring *r,
 			n = (size_t)avail;
 	}
 	c->exact = 1;
-	meta = g->meta[tail & g->mask];
-	/* I5: one entry, or a run of one length from before tail on. */
-	if (LFP__LIKELY((meta & g->len_mask) == cap &&
-	                (n == 1 || lfp__ld_rlx_u64(&r->change_seen) <= tail))) {
-		c->meta = meta;
+	if (n > 1 && LFP__LIKELY(lfp__idx_one_run(r, g, tail, cap, &c->meta)))
 		k = n;
-	} else for (k = 0; k < n; k++) {
+	else for (k = 0; k < n; k++) {
 		meta = g->meta[(tail + k) & g->mask];
 		len = meta & g->len_mask;
 		if (LFP__UNLIKELY(len != cap)) {
