@@ -16,7 +16,8 @@
 #                         wake-ups, lost, repeated, torn or reordered entries,
 #                         errors overtaken).  Deadlines in these builds are
 #                         at most STRESS_BROKEN_LIMIT seconds (tests/stress.h).
-#                         Prints each failure line and "broken: N caught, N
+#                         Prints each failure line (tests/run-broken-one) and
+#                         "broken: N caught, N
 #                         missed"; fails if any defect was missed.
 #
 # `make check` runs the same programs built without LFP_TEST_BROKEN, and
@@ -39,34 +40,16 @@ $(B)/tests/broken/stress_%: tests/stress_%.c $(wildcard tests/*.h)
 
 .PHONY: check-broken
 check-broken: $(B)/tests/stress_sched $(STRESS_BROKEN)
-	@caught=0; missed=0; log=$$(mktemp); \
+	@caught=0; missed=0; \
 	for d in $(SCHED_DEFECTS); do \
-		LFP_BROKEN=$$d timeout -k 10 $(SCHED_TIMEOUT) $(B)/tests/stress_sched >"$$log" 2>&1; \
-		rc=$$?; \
-		line=$$(grep -a -m 1 "failed: $$d: " "$$log"); \
-		if [ $$rc -ne 0 ] && [ -n "$$line" ]; then \
-			caught=$$((caught + 1)); \
-			printf '  CAUGHT %s  %s\n' "$$d" "$$line"; \
-		else \
-			missed=$$((missed + 1)); \
-			printf '  MISSED %s  (exit %s, no "failed: %s:" line)\n' "$$d" "$$rc" "$$d"; \
-			tail -n 20 "$$log" | sed 's/^/         /'; \
-		fi; \
+		if sh tests/run-broken-one $(SCHED_TIMEOUT) $(B)/tests/stress_sched \
+			$$d "failed: $$d: "; then \
+			caught=$$((caught + 1)); else missed=$$((missed + 1)); fi; \
 	done; \
 	for pd in $(STRESS_DEFECTS); do \
-		p=$${pd%%:*}; d=$${pd#*:}; \
-		LFP_BROKEN=$$d timeout -k 10 $(STRESS_TIMEOUT) $(B)/tests/broken/stress_$$p >"$$log" 2>&1; \
-		rc=$$?; \
-		line=$$(grep -a -m 1 "CHECK(.*) failed: " "$$log" | cut -c 1-200); \
-		if [ $$rc -ne 0 ] && [ $$rc -ne 124 ] && [ -n "$$line" ]; then \
-			caught=$$((caught + 1)); \
-			printf '  CAUGHT stress_%s %s  %s\n' "$$p" "$$d" "$$line"; \
-		else \
-			missed=$$((missed + 1)); \
-			printf '  MISSED stress_%s %s  (exit %s, no CHECK failure line)\n' "$$p" "$$d" "$$rc"; \
-			tail -n 20 "$$log" | sed 's/^/         /'; \
-		fi; \
+		if sh tests/run-broken-one $(STRESS_TIMEOUT) \
+			$(B)/tests/broken/stress_$${pd%%:*} $${pd#*:} "CHECK(.*) failed: "; then \
+			caught=$$((caught + 1)); else missed=$$((missed + 1)); fi; \
 	done; \
-	rm -f "$$log"; \
 	echo "broken: $$caught caught, $$missed missed"; \
 	[ $$missed -eq 0 ]
