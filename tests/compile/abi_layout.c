@@ -21,13 +21,16 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-/* Version 5: a signal names its wait object kind by a pointer to the kind's
- * table (struct lfp__wait_kind), and every lfpoll object's fid ops begin a
- * struct lfp__class, through which a wait set hands a joining member its
- * core; a binding's member is a handle lfpoll allocates, no longer a struct
- * the binding embeds.  (Version 4: the ring's slot words say "free" with
- * 0, and the ring has modes.) */
-#  if LFP_ABI_VERSION == 5
+/* Version 6: the index ring's sides keep the record of the last run of one
+ * metadata word (len_change, last_meta; the consumer's change_seen), and
+ * the LFP_DEBUG busy flags moved after them.  (Version 5: a signal names
+ * its wait object kind by a pointer to the kind's table (struct
+ * lfp__wait_kind), and every lfpoll object's fid ops begin a struct
+ * lfp__class, through which a wait set hands a joining member its core; a
+ * binding's member is a handle lfpoll allocates, no longer a struct the
+ * binding embeds.  Version 4: the ring's slot words say "free" with 0, and
+ * the ring has modes.) */
+#  if LFP_ABI_VERSION == 6
 LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
@@ -64,7 +67,12 @@ LAYOUT(offsetof(struct lfp_ring, words) == 8);
 LAYOUT(offsetof(struct lfp_ring, data) == 16);
 LAYOUT(offsetof(struct lfp_ring, mode) == 60);
 LAYOUT(offsetof(struct lfp_ring, head) == 128);
+LAYOUT(offsetof(struct lfp_ring, len_change) == 144);
+LAYOUT(offsetof(struct lfp_ring, last_meta) == 152);
+LAYOUT(offsetof(struct lfp_ring, prod_busy) == 156);
 LAYOUT(offsetof(struct lfp_ring, tail) == 256);
+LAYOUT(offsetof(struct lfp_ring, change_seen) == 272);
+LAYOUT(offsetof(struct lfp_ring, cons_busy) == 280);
 LAYOUT(offsetof(struct lfp_eq, events) == 32);
 #  else
 #    error "LFP_ABI_VERSION moved: record this version's layout above"
