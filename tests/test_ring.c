@@ -641,8 +641,7 @@ Test(ring, dequeue_burst_stops_before_long_entry)
 /*
  * A burst checks every entry's length (docs/design.md, I5 for the index
  * ring): a run of entries of the caller's length, then one longer or one
- * shorter, whether the consumer's view of the producer is fresh or was
- * taken before the change.
+ * shorter.
  */
 Test(ring, dequeue_burst_sees_a_length_change_after_a_run)
 {
@@ -687,6 +686,54 @@ Test(ring, dequeue_burst_sees_a_length_change_after_a_run)
 		cr_assert_arr_eq(dst + i * 8, want, len, "entry %u", i + 6);
 	}
 	cr_assert_eq(dst[2 * 8 + 5], 0xEE, "wrote past a short entry");
+	expect_empty(r);
+	lfp_ring_destroy(r);
+}
+
+/*
+ * Every way of enqueueing keeps the index ring's record of the last change
+ * of length (I5): the inline enqueue of a constant length, a burst of one
+ * and a longer burst, each after a run of the burst's length; and a
+ * change right after the consumer's tail.  Each case ends with a burst
+ * that must stop before the longer entry.
+ */
+Test(ring, every_enqueue_keeps_the_burst_lengths_right)
+{
+	struct lfp_ring *r = make_ring(16, 16);
+	unsigned char src[4 * 12], dst[8 * 8];
+	unsigned i;
+
+	for (i = 0; i < 4; i++) /* four copies of one 12-byte entry */
+		pattern(src + i * 12, 12, 7);
+	/* A run of 8, then the inline enqueue of a constant 12. */
+	cr_assert_eq(lfp_ring_enqueue_burst(r, src, 8, 3), 3);
+	cr_assert_eq(lfp_ring_enqueue(r, src, 12), 0);
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 3,
+	             "took the inline enqueue's longer entry");
+	take(r, 7, 12);
+	expect_empty(r);
+
+	/* A single 8, then a burst of one 12; again with a burst of two. */
+	for (i = 1; i <= 2; i++) {
+		unsigned j;
+
+		put(r, i, 8);
+		cr_assert_eq(lfp_ring_enqueue_burst(r, src, 12, i), i);
+		cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 1,
+		             "took the longer entry of a burst of %u", i);
+		for (j = 0; j < i; j++)
+			take(r, 7, 12);
+		expect_empty(r);
+	}
+
+	/* The change right after tail: 8, 8, 12, the first taken alone. */
+	put(r, 2, 8);
+	put(r, 3, 8);
+	put(r, 4, 12);
+	take(r, 2, 8);
+	cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), 1,
+	             "took the entry after the run");
+	take(r, 4, 12);
 	expect_empty(r);
 	lfp_ring_destroy(r);
 }
@@ -844,6 +891,40 @@ Test(ring, typed_enqueue_larger_than_slot_is_refused)
 }
 
 /* -------------------------------------------------------------- memory */
+
+/* No call writes outside the memory lfp_ring_memsize asks for: bursts of
+ * every count across the wrap, with guard bytes right after it, on rings
+ * of 2, 4 and 8 slots. */
+Test(ring, bursts_stay_inside_the_ring_memory)
+{
+	static const size_t caps[] = { 2, 4, 8 };
+	unsigned char *mem, src[8 * 8], dst[8 * 8];
+	struct lfp_ring *r = ring_struct();
+	size_t c, cap, size, i, k;
+
+	pattern(src, sizeof(src), 9);
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		cap = caps[c];
+		size = ring_memsize(cap, 8);
+		mem = aligned_alloc(64, (size + 64 + 63) & ~(size_t)63);
+		cr_assert_not_null(mem);
+		memset(mem + size, 0xA5, 64);
+		cr_assert_eq(ring_init(r, mem, cap, 8), 0);
+		for (i = 0; i < 200; i++) {
+			k = i % cap + 1;
+			cr_assert_eq(lfp_ring_enqueue_burst(r, src, 8, k), k);
+			cr_assert_eq(lfp_ring_dequeue_burst(r, dst, 8, 8), k);
+			cr_assert_arr_eq(dst, src, k * 8, "capacity %zu round %zu",
+			                 cap, i);
+		}
+		for (i = 0; i < 64; i++)
+			cr_assert_eq(mem[size + i], 0xA5, "capacity %zu: byte %zu "
+			             "past the ring's memory written", cap, i);
+		lfp_ring_destroy(r);
+		free(mem);
+	}
+	free(r);
+}
 
 Test(ring, caller_memory_is_used_and_not_freed)
 {

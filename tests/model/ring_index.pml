@@ -22,6 +22,9 @@
  *   spin -DSTALE_CHANGE -a ring_index.pml
  *                                   the consumer copies head without
  *                                   len_change: the same
+ *   spin -DCHANGE_FIRST -a ring_index.pml
+ *                                   the consumer copies len_change before
+ *                                   head: the same
  *
  * Ring: CAP slots of two payload bytes, d0 and d1, written and read one
  * at a time, so a copy that overlaps a write is seen torn.  head and tail
@@ -109,7 +112,14 @@ proctype Prod()
 			head = head + k;
 			for (i : 0 .. k - 1) {
 				d0[(head - k + i) % CAP] = done + i + 1;
-				d1[(head - k + i) % CAP] = done + i + 1
+				d1[(head - k + i) % CAP] = done + i + 1;
+				lm[(head - k + i) % CAP] = LEN(done + i + 1);
+				if
+				:: LEN(done + i + 1) != last_len ->
+					last_len = LEN(done + i + 1);
+					len_change = head - k + i
+				:: else
+				fi
 			}
 #else
 			for (i : 0 .. k - 1) {
@@ -158,8 +168,11 @@ proctype Cons()
 		avail = head_seen - tail;
 		if
 		:: avail < k ->
+#ifdef CHANGE_FIRST
+			change_seen = len_change;
+#endif
 			head_seen = head;                       /* I3 */
-#ifndef STALE_CHANGE
+#if !defined(STALE_CHANGE) && !defined(CHANGE_FIRST)
 			change_seen = len_change;               /* I5 */
 #endif
 			avail = head_seen - tail

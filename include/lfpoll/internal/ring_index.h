@@ -26,8 +26,8 @@ extern "C" {
  * metadata word it stored last (last_meta) and the position where the run
  * of entries with that word began (len_change), and the consumer copies
  * len_change each time it copies head (I3).  When its copy is at or before
- * tail, every entry up to its copy of head has the metadata, and so the
- * length, of the entry at tail: a burst of fixed-size entries checks one
+ * tail, every entry from tail up to its copy of head has the metadata, and
+ * so the length, of the entry at tail: a burst of fixed-size entries checks one
  * word, not one per entry.  Store the metadata of the entry at pos.
  */
 LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
@@ -44,7 +44,8 @@ LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
 
 /*
  * Store v into n consecutive metadata words: four at a time where they are
- * 16-byte aligned, so that a burst of 32 stores 8 times, not 32.
+ * 16-byte aligned (a burst of 32 from an aligned start stores 8 times, not
+ * 32), one at a time before and after.
  */
 LFP_FORCE_INLINE void lfp__idx_fill_words(uint32_t *m, uint32_t v, size_t n)
 {
@@ -81,10 +82,10 @@ LFP_FORCE_INLINE void lfp__idx_set_meta_run(struct lfp_ring *r,
 
 /*
  * I3: the consumer's copy of head, and with it its copy of len_change (I5).
- * The relaxed load of len_change after the acquire reads at least the
- * value the producer stored before the release of the head seen here
- * (write-read coherence); a later one only moves the copy forward, which
- * makes the check of a burst fall back to reading every word.
+ * The relaxed load of len_change after the acquire reads the value the
+ * producer stored before the release of the head seen here, or a later one
+ * (write-read coherence); a later one names a position at or past that
+ * head, so past tail, and a burst's check then reads every word.
  */
 LFP_FORCE_INLINE uint64_t lfp__idx_see_head(struct lfp_ring *r)
 {
