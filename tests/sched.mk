@@ -26,7 +26,7 @@
 SCHED_DEFECTS ?= A B C E F G I J L S X K T O Q
 SCHED_TIMEOUT ?= 300
 # program:defect pairs; tests/README.md says what each pair shows.
-STRESS_DEFECTS ?= ring:L ring:X cq:F cq:X cq:R eq:X eq:R eq_wake_window:N \
+STRESS_DEFECTS ?= ring:L cq:F cq:X cq:R eq:X eq:R eq_wake_window:N \
                   sets:R soak:A soak:L
 STRESS_TIMEOUT ?= 120
 STRESS_BROKEN = $(sort $(foreach pd,$(STRESS_DEFECTS),\
