@@ -28,18 +28,25 @@ extern "C" {
  * len_change each time it copies head (I3).  When its copy is at or before
  * tail, every entry from tail up to its copy of head has the metadata, and
  * so the length, of the entry at tail: a burst of fixed-size entries checks one
- * word, not one per entry.  Store the metadata of the entry at pos.
+ * word, not one per entry.  Keep the record for the entry at pos.
  */
-LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
-                                        const struct lfp__ring_geo *g,
-                                        uint64_t pos, uint32_t meta)
+LFP_FORCE_INLINE void lfp__idx_note_meta(struct lfp_ring *r, uint64_t pos,
+                                         uint32_t meta)
 {
-	g->meta[pos & g->mask] = meta;
 	/* Relaxed: both are the producer's; I2 publishes them with head. */
 	if (LFP__UNLIKELY(meta != lfp__ld_rlx_u32(&r->last_meta))) {
 		lfp__st_rlx_u32(&r->last_meta, meta);
 		lfp__st_rlx_u64(&r->len_change, pos);
 	}
+}
+
+/* Store the metadata of the entry at pos, and keep the record. */
+LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
+                                        const struct lfp__ring_geo *g,
+                                        uint64_t pos, uint32_t meta)
+{
+	g->meta[pos & g->mask] = meta;
+	lfp__idx_note_meta(r, pos, meta);
 }
 
 /*
@@ -74,10 +81,8 @@ LFP_FORCE_INLINE void lfp__idx_set_meta_run(struct lfp_ring *r,
 		lfp__idx_fill_words(g->meta + at, len, run);
 		lfp__idx_fill_words(g->meta, len, k - run);
 	}
-	if (LFP__UNLIKELY(k && len != lfp__ld_rlx_u32(&r->last_meta))) {
-		lfp__st_rlx_u32(&r->last_meta, len);
-		lfp__st_rlx_u64(&r->len_change, first);
-	}
+	if (k)
+		lfp__idx_note_meta(r, first, len);
 }
 
 /*
