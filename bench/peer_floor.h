@@ -23,6 +23,17 @@
 
 #include "ring_ev.h"
 
+/* A floor's single operations: bursts of one (0, or 1 when full/empty). */
+#define FLOOR_SINGLES(X)                                                        \
+BENCH_TEMPLATE int X##_enq(void *q, const void *e, size_t esz)                 \
+{                                                                               \
+	return !X##_enqn(q, e, 1, esz);                                         \
+}                                                                               \
+BENCH_TEMPLATE int X##_deq(void *q, void *e, size_t esz)                       \
+{                                                                               \
+	return !X##_deqn(q, e, 1, esz);                                         \
+}
+
 /*
  * floor_spsc: each side keeps its position to itself; the only lines that
  * cross between the CPUs are the slots'.  A slot holds the event and its
@@ -147,15 +158,7 @@ BENCH_TEMPLATE unsigned fs_deqn(void *p, void *e, unsigned n, size_t esz)
 	return i;
 }
 
-BENCH_TEMPLATE int fs_enq(void *q, const void *e, size_t esz)
-{
-	return !fs_enqn(q, e, 1, esz);
-}
-
-BENCH_TEMPLATE int fs_deq(void *q, void *e, size_t esz)
-{
-	return !fs_deqn(q, e, 1, esz);
-}
+FLOOR_SINGLES(fs)
 
 /*
  * floor_index: shared head and tail indices and slots of the event's size,
@@ -255,15 +258,7 @@ BENCH_TEMPLATE unsigned fi_deqn(void *p, void *e, unsigned n, size_t esz)
 	return n;
 }
 
-BENCH_TEMPLATE int fi_enq(void *q, const void *e, size_t esz)
-{
-	return !fi_enqn(q, e, 1, esz);
-}
-
-BENCH_TEMPLATE int fi_deq(void *q, void *e, size_t esz)
-{
-	return !fi_deqn(q, e, 1, esz);
-}
+FLOOR_SINGLES(fi)
 
 
 
@@ -349,15 +344,7 @@ BENCH_TEMPLATE unsigned fc_deqn(void *p, void *e, unsigned n, size_t esz)
 	return n;
 }
 
-BENCH_TEMPLATE int fc_enq(void *q, const void *e, size_t esz)
-{
-	return !fc_enqn(q, e, 1, esz);
-}
-
-BENCH_TEMPLATE int fc_deq(void *q, void *e, size_t esz)
-{
-	return !fc_deqn(q, e, 1, esz);
-}
+FLOOR_SINGLES(fc)
 
 /*
  * floor_mpmc: a per-slot ring for any number of producers and consumers
@@ -499,15 +486,7 @@ BENCH_TEMPLATE unsigned fm_deqn(void *p, void *e, unsigned n, size_t esz)
 	return k;
 }
 
-BENCH_TEMPLATE int fm_enq(void *q, const void *e, size_t esz)
-{
-	return !fm_enqn(q, e, 1, esz);
-}
-
-BENCH_TEMPLATE int fm_deq(void *q, void *e, size_t esz)
-{
-	return !fm_deqn(q, e, 1, esz);
-}
+FLOOR_SINGLES(fm)
 
 /*
  * ring/locked-rmw: one uncontended compare-and-swap on a private cache line,
