@@ -89,7 +89,7 @@ static inline void stress_fail(const char *file, int line, const char *cond,
  * (the phases take well under one each), not after the minutes a loaded
  * machine may need for a healthy run.
  */
-#define STRESS_BROKEN_LIMIT 10.0
+#define STRESS_BROKEN_LIMIT 5.0
 #ifdef LFP_STRESS_BROKEN
 static char stress_broken[8];
 
