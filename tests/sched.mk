@@ -25,8 +25,10 @@
 
 SCHED_DEFECTS ?= A B C E F G I J L S X K T O Q
 SCHED_TIMEOUT ?= 300
-# program:defect pairs; tests/README.md says what each pair shows.
-STRESS_DEFECTS ?= ring:L cq:F cq:X cq:R eq:X eq:R eq_wake_window:N \
+# program:defect pairs; docs/reliability.md ("Stress and torture programs")
+# says what each pair shows.
+STRESS_DEFECTS ?= ring:L cq:F cq:X cq:R eq:X eq:R eq_wake_window:N poll_membership:M \
+                  verbs:P \
                   sets:R soak:A soak:L
 STRESS_TIMEOUT ?= 120
 STRESS_BROKEN = $(sort $(foreach pd,$(STRESS_DEFECTS),\

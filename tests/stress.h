@@ -87,9 +87,12 @@ static inline void stress_fail(const char *file, int line, const char *cond,
  * a compare and no getenv.  With a defect named, every deadline is at most
  * STRESS_BROKEN_LIMIT seconds: a lost wake-up is then reported in seconds
  * (the phases take well under one each), not after the minutes a loaded
- * machine may need for a healthy run.
+ * machine may need for a healthy run.  A program whose healthy phases take
+ * longer defines its own limit before it includes this file.
  */
-#define STRESS_BROKEN_LIMIT 5.0
+#ifndef STRESS_BROKEN_LIMIT
+#  define STRESS_BROKEN_LIMIT 5.0
+#endif
 #ifdef LFP_STRESS_BROKEN
 static char stress_broken[8];
 
@@ -111,10 +114,21 @@ static inline double stress_broken_limit(double seconds)
 	return stress_broken[0] && seconds > STRESS_BROKEN_LIMIT ?
 	       STRESS_BROKEN_LIMIT : seconds;
 }
+
+/* Whether a defect is named: a program may then run shorter phases. */
+static inline int stress_broken_run(void)
+{
+	return stress_broken[0] != 0;
+}
 #else
 static inline double stress_broken_limit(double seconds)
 {
 	return seconds;
+}
+
+static inline int stress_broken_run(void)
+{
+	return 0;
 }
 #endif
 

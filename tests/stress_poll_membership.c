@@ -90,6 +90,7 @@ static void run(int kind, double seconds)
 	void *ctx[4];
 	uint64_t last = 0, now, t0 = stress_now_ns(), stalled_since = t0;
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	double stall_s = stress_broken_limit(10);
 	int n, k, found;
 
 	memset(&ph, 0, sizeof(ph));
@@ -118,14 +119,15 @@ static void run(int kind, double seconds)
 			stalled_since = stress_now_ns();
 			continue;
 		}
-		/* No add/poll/del round finished for 10 s: lfp_poll (or del,
-		 * waiting for its lock) is stuck.  Threads are left running;
-		 * CHECK exits the process. */
-		CHECK(stress_seconds_since(stalled_since) < 10,
-		      "%s: add/poll/del made no progress for 10 s after %llu rounds: "
+		/* No add/poll/del round finished for 10 s (less in a broken
+		 * build): lfp_poll (or del, waiting for its lock) is stuck.
+		 * Threads are left running; CHECK exits the process. */
+		CHECK(stress_seconds_since(stalled_since) < stall_s,
+		      "%s: add/poll/del made no progress for %.0f s after %llu rounds: "
 		      "lfp_poll is spinning on a cyclic list (a link both on the ready "
 		      "stack and on the tracked list after add/del raced the "
-		      "producer's push)", kind_name(kind), (unsigned long long)last);
+		      "producer's push)", kind_name(kind), stall_s,
+		      (unsigned long long)last);
 	}
 	stress_join(tp);
 	stress_join(tc);

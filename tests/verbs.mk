@@ -38,6 +38,20 @@ $(VERBS_PROGS): $(B)/tests/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HD
 		$(LDFLAGS) $(VERBS_LDFLAGS) $(if $(filter $@,$(VERBS_NO_BINDING)),,$(VERBS_A)) \
 		$(if $(filter test_%,$*),-lcriterion) $(VERBS_LDLIBS) $(LDLIBS)
 
+# The broken builds of the verbs stress programs (make check-broken; the
+# pairs are in STRESS_DEFECTS, tests/sched.mk): the binding's sources
+# compiled into the program with the test-only switch, where the other
+# builds link the static binding, which has none.
+VERBS_BROKEN := $(patsubst tests/%.c,$(B)/tests/broken/%,$(wildcard tests/stress_verbs*.c))
+
+$(VERBS_BROKEN): $(B)/tests/broken/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_SRCS) \
+		$(wildcard $(VERBS_DIR)/*.h) $(VERBS_HDR) $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(VERBS_TEST_CFLAGS) -DLFP_TEST_BROKEN -DLFP_STRESS_BROKEN \
+		-Ibindings/verbs $< $(VERBS_SRCS) $(VERBS_FAKE) -o $@ \
+		$(LDFLAGS) $(VERBS_LDFLAGS) $(VERBS_LDLIBS) $(LDLIBS)
+
 # The verbs Criterion suites under valgrind. Criterion runs each test in a
 # forked worker whose valgrind errors do not reach the runner's exit status,
 # so every process writes its own log (empty under -q unless something is

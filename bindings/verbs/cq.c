@@ -75,7 +75,11 @@ static int vcq_step(struct vcq *v, int *took)
 			return -ret; /* a positive errno */
 		}
 	}
-	/* A CQE that landed before the arm raised no event: look again. */
+	/* A CQE that landed before the arm raised no event: look again.
+	 * (Test builds only: P leaves this out, the lost wake-up it
+	 * prevents; make check-broken.) */
+	if (LFP__BROKEN("P"))
+		return 0;
 	ret = poll_into_stash(v);
 	if (ret)
 		return ret < 0 ? ret : -EAGAIN;

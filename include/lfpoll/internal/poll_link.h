@@ -183,6 +183,10 @@ LFP_INLINE int lfp__poll_link_attach(struct lfp_poll_link *l,
 	 * the ready stack).  Putting it on our list as well would link it
 	 * twice.  seen is kept: a counter's events since its last add/set (or
 	 * since it was opened) are reported, as fi_poll(3) says. */
+	if (LFP__BROKEN("M")) { /* tracked whatever a producer did */
+		lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
+		return 1;
+	}
 	for (;;) {
 		uint32_t st = LFP__LINK_IDLE;
 

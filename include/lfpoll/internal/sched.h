@@ -49,10 +49,11 @@ void lfp_test_sched(const char *where, const void *obj);
  * 2^31 positions or more stale reports full (empty) on the 32-bit sequence
  * difference alone, without re-reading the index; "X" an index ring's
  * consumer gives its positions back (I4) before it has copied them out.
- * Two more show that the stress programs catch lost wake-ups (tests/
+ * More show that the stress programs catch what they claim to (tests/
  * sched.mk, STRESS_DEFECTS): "R" a waiter sleeps after arming without
  * re-checking (W3 left out), "N" the FD kind writes the eventfd before it
- * announces the post.
+ * announces the post, "M" lfp_poll_add tracks a link a producer has pushed
+ * already, "P" the verbs binding arms a CQ without polling it again.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
