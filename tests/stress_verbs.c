@@ -467,7 +467,7 @@ int main(void)
 	/* A broken build's rounds (make check-broken) are short and many: one
 	 * that outlives the capped deadline has lost a wake-up, not time. */
 	uint64_t n = stress_broken_run() ? 20000 : stress_count(300000, 150000);
-	int rounds = stress_broken_run() ? 12 : 2, i;
+	int rounds = stress_broken_run() ? 40 : 2, i;
 	uint64_t seed = stress_now_ns();
 	double seconds = stress_tsan() ? 170 : 60;
 
