@@ -53,7 +53,8 @@ void lfp_test_sched(const char *where, const void *obj);
  * sched.mk, STRESS_DEFECTS): "R" a waiter sleeps after arming without
  * re-checking (W3 left out), "N" the FD kind writes the eventfd before it
  * announces the post, "M" lfp_poll_add tracks a link a producer has pushed
- * already, "P" the verbs binding arms a CQ without polling it again.
+ * already, "P" the verbs binding arms a CQ without polling it again, "U"
+ * a thread cancelled in the verbs binding's sleep leaves its count raised.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
