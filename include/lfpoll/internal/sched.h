@@ -54,7 +54,9 @@ void lfp_test_sched(const char *where, const void *obj);
  * re-checking (W3 left out), "N" the FD kind writes the eventfd before it
  * announces the post, "M" lfp_poll_add tracks a link a producer has pushed
  * already, "P" the verbs binding arms a CQ without polling it again, "U"
- * a thread cancelled in the verbs binding's sleep leaves its count raised.
+ * a thread cancelled in the verbs binding's sleep leaves its count raised,
+ * "Y" the binding takes a shared channel's fd out of a wait set when any
+ * of the set's CQs on it leaves, not the last.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
