@@ -87,12 +87,10 @@ static inline void stress_fail(const char *file, int line, const char *cond,
  * a compare and no getenv.  With a defect named, every deadline is at most
  * STRESS_BROKEN_LIMIT seconds: a lost wake-up is then reported in seconds
  * (the phases take well under one each), not after the minutes a loaded
- * machine may need for a healthy run.  A program whose healthy phases take
- * longer defines its own limit before it includes this file.
+ * machine may need for a healthy run.  A program whose healthy phases are
+ * longer runs shorter ones when stress_broken_run() says a defect is named.
  */
-#ifndef STRESS_BROKEN_LIMIT
-#  define STRESS_BROKEN_LIMIT 5.0
-#endif
+#define STRESS_BROKEN_LIMIT 5.0
 #ifdef LFP_STRESS_BROKEN
 static char stress_broken[8];
 
