@@ -56,7 +56,8 @@ void lfp_test_sched(const char *where, const void *obj);
  * already, "P" the verbs binding arms a CQ without polling it again, "U"
  * a thread cancelled in the verbs binding's sleep leaves its count raised,
  * "Y" the binding takes a shared channel's fd out of a wait set when any
- * of the set's CQs on it leaves, not the last.
+ * of the set's CQs on it leaves, not the last, "Z" the binding reads an
+ * async event over the one a full EQ refused.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
