@@ -91,10 +91,13 @@ static int vasync_trywait(struct lfp_fid *fid)
 
 	guard_enter(&g, &a->callers);
 	/* Under the lock that progress writes it under (a data race
-	 * otherwise; make check SANITIZE=thread drives the two together). */
-	pthread_mutex_lock(&a->lock);
+	 * otherwise, H; make check SANITIZE=thread drives the two
+	 * together). */
+	if (!LFP__BROKEN("H"))
+		pthread_mutex_lock(&a->lock);
 	pending = a->have_pending;
-	pthread_mutex_unlock(&a->lock);
+	if (!LFP__BROKEN("H"))
+		pthread_mutex_unlock(&a->lock);
 	if (pending)
 		ret = -EAGAIN;
 	else
