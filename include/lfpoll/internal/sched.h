@@ -60,6 +60,9 @@ void lfp_test_sched(const char *where, const void *obj);
  * async event over the one a full EQ refused.  And one only ThreadSanitizer
  * sees (make check-broken-tsan): "H" lfp_wait reads a set's fd count, and
  * the verbs async trywait its held event, without the writer's lock.
+ * Two, in lower case, show that fuzz targets' oracles can fail (tests/
+ * fuzz.mk, make fuzz-broken): "p" an EQ peek consumes its event, "c"
+ * lfp_poll consumes a counter's change it had no room to report.
  */
 #ifdef LFP_TEST_BROKEN
 #  ifdef __cplusplus
