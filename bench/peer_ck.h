@@ -41,11 +41,8 @@ static inline void *ck_create(size_t esz)
 
 static inline void ck_destroy(void *p, size_t esz)
 {
-	struct ckq *q = p;
-
 	(void)esz;
-	free(q->buf);
-	free(q);
+	free_with_slots(p, ((struct ckq *)p)->buf);
 }
 
 /* The typed call of this size (esz is a constant where these inline). */

@@ -108,11 +108,8 @@ static inline void *fs_create(size_t esz)
 
 static inline void fs_destroy(void *p, size_t esz)
 {
-	struct fsq *q = p;
-
 	(void)esz;
-	free(q->slots);
-	free(q);
+	free_with_slots(p, ((struct fsq *)p)->slots);
 }
 
 BENCH_TEMPLATE unsigned fs_enqn(void *p, const void *e, unsigned n, size_t esz)
@@ -197,11 +194,8 @@ static inline void *fi_create(size_t esz)
 
 static inline void fi_destroy(void *p, size_t esz)
 {
-	struct fiq *q = p;
-
 	(void)esz;
-	free(q->slots);
-	free(q);
+	free_with_slots(p, ((struct fiq *)p)->slots);
 }
 
 BENCH_TEMPLATE unsigned fi_enqn(void *p, const void *e, unsigned n, size_t esz)
@@ -260,8 +254,6 @@ BENCH_TEMPLATE unsigned fi_deqn(void *p, void *e, unsigned n, size_t esz)
 
 FLOOR_SINGLES(fi)
 
-
-
 /*
  * floor_copy: a ring's copies and nothing else, for the one-thread cases
  * (no other thread may touch it: head and tail are plain fields).  A burst
@@ -290,11 +282,8 @@ static inline void *fc_create(size_t esz)
 
 static inline void fc_destroy(void *p, size_t esz)
 {
-	struct fcq *q = p;
-
 	(void)esz;
-	free(q->slots);
-	free(q);
+	free_with_slots(p, ((struct fcq *)p)->slots);
 }
 
 /* The slot memory of n events from position pos, in at most two runs. */
@@ -304,7 +293,7 @@ BENCH_TEMPLATE void fc_copy(struct fcq *q, uint32_t pos, unsigned char *e,
 	uint32_t at = pos & (CAPACITY - 1), run = CAPACITY - at;
 	unsigned char *s = q->slots + at * esz;
 
-	if (n == 1) {
+	if (n == 1) { /* a copy of the event's size, a constant at the call */
 		memcpy(in ? s : e, in ? e : s, esz);
 		return;
 	}
@@ -403,11 +392,8 @@ static inline void *fm_create(size_t esz)
 
 static inline void fm_destroy(void *p, size_t esz)
 {
-	struct fmq *q = p;
-
 	(void)esz;
-	free(q->slots);
-	free(q);
+	free_with_slots(p, ((struct fmq *)p)->slots);
 }
 
 /*

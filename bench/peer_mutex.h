@@ -34,8 +34,7 @@ static inline void mutex_destroy(void *p, size_t esz)
 
 	(void)esz;
 	pthread_mutex_destroy(&q->lock);
-	free(q->slots);
-	free(q);
+	free_with_slots(q, q->slots);
 }
 
 BENCH_TEMPLATE unsigned mutex_enqn(void *p, const void *e, unsigned n,

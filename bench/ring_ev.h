@@ -181,6 +181,13 @@ static inline void *alloc_with_slots(size_t bytes, size_t align, size_t esz,
 	return q;
 }
 
+/* Free what alloc_with_slots gave: the slots, then the queue's struct. */
+static inline void free_with_slots(void *q, void *slots)
+{
+	free(slots);
+	free(q);
+}
+
 /* A burst made of single calls, for the peers that have no burst call. */
 static inline __attribute__((always_inline))
 unsigned enq_each(void *q, const void *e, unsigned n, size_t esz,

@@ -350,13 +350,14 @@ RING_UNUSED int mt_##X##_##S(void *a, struct bench_round *r)                    
 #define OP BENCH_OP
 #define INSTANTIATE(X) RING_SIZES(RING_INSTANCE, X)
 
-#define IMPL_AS(name, X, C, solo)                                               \
-	{ name, NULL, C##_create, C##_destroy, { RING_SIZES(RING_FNS, X) }, solo, NULL }
+#define IMPL_FULL(name, X, C, solo, one_thread)                                 \
+	{ name, NULL, C##_create, C##_destroy, { RING_SIZES(RING_FNS, X) },     \
+	  solo, one_thread }
+#define IMPL_AS(name, X, C, solo) IMPL_FULL(name, X, C, solo, NULL)
 #define IMPL_1P1C(name, X, solo) IMPL_AS(name, X, X, solo)
 #define IMPL(name, X) IMPL_1P1C(name, X, NULL)
 #define IMPL_SKIP(name, why) { name, why, NULL, NULL, { { NULL } }, NULL, NULL }
-#define IMPL_ONE_THREAD(name, X, why)                                           \
-	{ name, NULL, X##_create, X##_destroy, { RING_SIZES(RING_FNS, X) }, why, why }
+#define IMPL_ONE_THREAD(name, X, why) IMPL_FULL(name, X, X, NULL, why)
 
 #define SOLO_SPSC "single producer, single consumer: not for this case"
 /*
