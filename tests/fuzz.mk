@@ -82,16 +82,9 @@ FUZZ_BROKEN_TARGETS   := fuzz_wait fuzz_ring fuzz_eq fuzz_sets
 
 fuzz-broken: fuzz-deps
 	@$(MAKE) --no-print-directory $(CHECK_J) $(foreach t,$(FUZZ_BROKEN_TARGETS),$(FUZZ_DIR)/$(t) $(FUZZ_DIR)/broken/$(t))
-	@set -e; for t in $(FUZZ_BROKEN_TARGETS); do \
-		case $$t in \
-		fuzz_wait) set -- $(FUZZ_BROKEN_fuzz_wait) ;; \
-		fuzz_ring) set -- $(FUZZ_BROKEN_fuzz_ring) ;; \
-		fuzz_eq)   set -- $(FUZZ_BROKEN_fuzz_eq) ;; \
-		fuzz_sets) set -- $(FUZZ_BROKEN_fuzz_sets) ;; \
-		esac; \
+	@set -e; $(foreach t,$(FUZZ_BROKEN_TARGETS),\
 		FUZZ_BROKEN_SEED='$(FUZZ_BROKEN_SEED)' sh tests/fuzz/run-broken $(FUZZ_BROKEN_SECONDS) \
-			$(FUZZ_DIR)/broken/$$t $(FUZZ_DIR)/$$t "$$@"; \
-	done
+			$(FUZZ_DIR)/broken/$(t) $(FUZZ_DIR)/$(t) $(FUZZ_BROKEN_$(t));)
 
 CLEAN_DIRS += $(FUZZ_DIR)
 
