@@ -13,6 +13,9 @@
  * per side and operation and a slot word per entry.  floor_copy (fc), for
  * one thread only, is the copies alone: what any ring that copies its
  * events in and out must pay, with no index shared and nothing checked.
+ * floor_rmw (fr), one thread only too, is floor_copy plus one CAS per side
+ * and operation: what any ring for several producers and consumers must
+ * pay.
  */
 #ifndef LFPOLL_BENCH_PEER_FLOOR_H
 #define LFPOLL_BENCH_PEER_FLOOR_H
@@ -334,6 +337,89 @@ BENCH_TEMPLATE unsigned fc_deqn(void *p, void *e, unsigned n, size_t esz)
 }
 
 FLOOR_SINGLES(fc)
+
+/*
+ * floor_rmw: floor_copy plus the claim, for the one-thread cases of the
+ * default mode.  In a ring for several producers and several consumers
+ * where none waits for another, each enqueue and each dequeue takes its
+ * positions with an atomic read-modify-write: two producers must agree on
+ * who gets a position, which plain loads and stores cannot settle without
+ * one waiting (a full barrier instead is, on x86, a locked instruction
+ * too).  lfpoll's default mode, DPDK's MP/MC ring and ck_ring's MPMC ring
+ * all claim with a CAS.  This floor makes that CAS on its position, relaxed, and then
+ * copies as floor_copy does; it publishes nothing, so no other thread may
+ * touch it.  A target this floor misses too is out of reach of any such
+ * ring on the machine at hand.
+ */
+struct frq {
+	struct fcq c;                   /* the slots; c.head, c.tail unused */
+	_Atomic uint32_t head __attribute__((aligned(64)));
+	_Atomic uint32_t tail __attribute__((aligned(64)));
+};
+
+static inline void *fr_create(size_t esz)
+{
+	void *slots;
+	struct frq *q = alloc_with_slots(sizeof(*q), 64, esz, &slots);
+
+	if (!q)
+		return NULL;
+	q->c.slots = slots;
+	q->c.head = q->c.tail = 0;
+	atomic_init(&q->head, 0);
+	atomic_init(&q->tail, 0);
+	return q;
+}
+
+static inline void fr_destroy(void *p, size_t esz)
+{
+	(void)esz;
+	free_with_slots(p, ((struct frq *)p)->c.slots);
+}
+
+/*
+ * Claim up to n positions at *end, have of them available: the number
+ * claimed, from *pos.  Relaxed throughout: nothing is published, and on
+ * x86 the CAS is the same locked instruction at any order.  With one
+ * thread the CAS cannot fail; if it did, nothing is claimed.
+ */
+BENCH_TEMPLATE unsigned fr_claim(_Atomic uint32_t *end, uint32_t *pos,
+                                 unsigned n, uint32_t have)
+{
+	if (n > have)
+		n = have;
+	if (!n || !atomic_compare_exchange_strong_explicit(
+	            end, pos, *pos + n, memory_order_relaxed,
+	            memory_order_relaxed))
+		return 0;
+	return n;
+}
+
+BENCH_TEMPLATE unsigned fr_enqn(void *p, const void *e, unsigned n, size_t esz)
+{
+	struct frq *q = p;
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+
+	n = fr_claim(&q->head, &head, n, CAPACITY - (head - tail));
+	if (n)
+		fc_copy(&q->c, head, (unsigned char *)e, n, esz, 1);
+	return n;
+}
+
+BENCH_TEMPLATE unsigned fr_deqn(void *p, void *e, unsigned n, size_t esz)
+{
+	struct frq *q = p;
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+
+	n = fr_claim(&q->tail, &tail, n, head - tail);
+	if (n)
+		fc_copy(&q->c, tail, (unsigned char *)e, n, esz, 0);
+	return n;
+}
+
+FLOOR_SINGLES(fr)
 
 /*
  * floor_mpmc: a per-slot ring for any number of producers and consumers

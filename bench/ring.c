@@ -43,10 +43,11 @@ static const struct bench_target t_1thr[] = {
  * A target that names a floor is BOUNDED where the floor, timed in the same
  * rounds, misses it too and is not slower than lfpoll (bench/harness.h):
  * floor_mpmc is the default mode's design with nothing else, floor_copy a
- * ring's copies with nothing else (one thread only).
+ * ring's copies with nothing else and floor_rmw those copies and the CAS
+ * per side and operation of any MPMC ring (both one thread only).
  */
 static const struct bench_target t_pre[] = {
-	{ "dpdk_mpmc", 1.2, "floor_mpmc" } };
+	{ "dpdk_mpmc", 1.2, "floor_rmw" } };
 static const struct bench_target t_1thr_b32[] = {
 	{ "ck_ring", 1.4, NULL }, { "atomic_queue", 1.0, NULL } };
 static const struct bench_target t_1p1c[] = {

@@ -376,6 +376,7 @@ INSTANTIATE(mutex)
 INSTANTIATE(fs)
 INSTANTIATE(fi)
 INSTANTIATE(fc)
+INSTANTIATE(fr)
 INSTANTIATE(fm)
 #ifdef HAVE_CK_RING
 INSTANTIATE(ck)
@@ -407,6 +408,8 @@ static const struct impl_def impls[] = {
 	IMPL_1P1C("floor_spsc", fs, SOLO_SPSC),
 	IMPL_1P1C("floor_index", fi, SOLO_SPSC),
 	IMPL_ONE_THREAD("floor_copy", fc, "the copies alone: one thread only"),
+	IMPL_ONE_THREAD("floor_rmw", fr,
+	                "the copies and claims alone: one thread only"),
 	IMPL("floor_mpmc", fm),
 #ifdef HAVE_CK_RING
 	IMPL("ck_ring", ck),
@@ -450,7 +453,8 @@ static inline const struct impl_def *ring_impl(const char *name)
 
 /* The implementations of each kind of case, the subject first. */
 static const char *const __attribute__((unused)) set_mpmc[] = {
-	"lfpoll", "floor_spsc", "floor_index", "floor_mpmc", "ck_ring", "ck_ring_ptr",
+	"lfpoll", "floor_spsc", "floor_index", "floor_mpmc", "floor_rmw",
+	"ck_ring", "ck_ring_ptr",
 	"dpdk_mpmc", "dpdk_hts", "atomic_queue", "moodycamel", "mutex", NULL
 };
 static const char *const __attribute__((unused)) set_spsc[] = {
