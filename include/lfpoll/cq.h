@@ -248,27 +248,51 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 	} while (i < n);
 }
 
-/* Copy one entry of size esz: a memcpy of a constant size for each
- * format's, a few moves; for the out-of-line loops, which copy many. */
-LFP_FORCE_INLINE void lfp__cq_copy_entry(void *dst, const void *src, size_t esz)
+/*
+ * Copy the k claimed completions from first on into d, their source
+ * addresses into src_addr[] when it is not NULL, and free their slots.
+ * Inlined with each format's size as esz (lfp__cq_take_each), where each
+ * copy is a memcpy of a constant size: a few moves, no call.
+ */
+LFP_FORCE_INLINE void lfp__cq_take_n(const struct lfp__ring_geo *g,
+                                     uint64_t first, size_t k,
+                                     unsigned char *d, lfp_addr_t *src_addr,
+                                     size_t esz)
 {
+	const int per_slot = g->mode != LFP__RING_INDEX;
+	const unsigned char *s;
+	size_t i;
+
+	for (i = 0; i < k; i++, d += esz) {
+		s = lfp__ring_data(g, first + i);
+		memcpy(d, s, esz);
+		if (src_addr)
+			src_addr[i] = *(const lfp_addr_t *)(const void *)(s + esz);
+		if (per_slot)
+			lfp__slot_free(g, first + i);
+	}
+}
+
+/* lfp__cq_take_n with esz a constant for each format's size. */
+LFP_FORCE_INLINE void lfp__cq_take_each(const struct lfp__ring_geo *g,
+                                        uint64_t first, size_t k,
+                                        unsigned char *d,
+                                        lfp_addr_t *src_addr, size_t esz)
+{
+#define LFP__CQ_TAKE_AS(T)                                                     \
+	case sizeof(T):                                                        \
+		lfp__cq_take_n(g, first, k, d, src_addr, sizeof(T));           \
+		break
 	switch (esz) {
-	case sizeof(struct lfp_cq_entry):
-		memcpy(dst, src, sizeof(struct lfp_cq_entry));
-		break;
-	case sizeof(struct lfp_cq_msg_entry):
-		memcpy(dst, src, sizeof(struct lfp_cq_msg_entry));
-		break;
-	case sizeof(struct lfp_cq_data_entry):
-		memcpy(dst, src, sizeof(struct lfp_cq_data_entry));
-		break;
-	case sizeof(struct lfp_cq_tagged_entry):
-		memcpy(dst, src, sizeof(struct lfp_cq_tagged_entry));
-		break;
-	default:
-		lfp__cq_copy(dst, src, esz);
+	LFP__CQ_TAKE_AS(struct lfp_cq_entry);
+	LFP__CQ_TAKE_AS(struct lfp_cq_msg_entry);
+	LFP__CQ_TAKE_AS(struct lfp_cq_data_entry);
+	LFP__CQ_TAKE_AS(struct lfp_cq_tagged_entry);
+	default: /* no format has another size */
+		lfp__cq_take_n(g, first, k, d, src_addr, esz);
 		break;
 	}
+#undef LFP__CQ_TAKE_AS
 }
 
 /* Fill the claimed slot at pos with one completion and its source
@@ -400,11 +424,9 @@ LFP_SLOW ssize_t lfp__cq_read_none(struct lfp_cq *cq, int why)
 LFP_OUTLINE ssize_t lfp__cq_readfrom_slow(struct lfp_cq *cq, void *buf, size_t count,
                                           lfp_addr_t *src_addr)
 {
-	unsigned char *d = (unsigned char *)buf;
-	const unsigned char *s;
 	struct lfp__ring_geo g;
 	struct lfp__claim c;
-	size_t k, i, esz;
+	size_t k, esz;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL; /* count 0: as lfp_cq_write and lfp_cq_sread */
@@ -421,13 +443,7 @@ LFP_OUTLINE ssize_t lfp__cq_readfrom_slow(struct lfp_cq *cq, void *buf, size_t c
 		return lfp__cq_read_none(cq, c.why);
 	}
 	/* The claim's acquire ordered the contents; we own the slots. */
-	for (i = 0; i < k; i++) {
-		s = lfp__ring_data(&g, c.first + i);
-		lfp__cq_copy_entry(d + i * esz, s, esz);
-		if (src_addr)
-			src_addr[i] = *(const lfp_addr_t *)(const void *)(s + esz);
-		lfp__ring_free(&g, c.first + i);
-	}
+	lfp__cq_take_each(&g, c.first, k, (unsigned char *)buf, src_addr, esz);
 	lfp__ring_commit_cons(&cq->entries, &g, c.first, k);
 	lfp__side_leave(&cq->entries, 0);
 	return (ssize_t)k;
