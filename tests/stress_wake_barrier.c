@@ -24,8 +24,8 @@
  * complete before its publish is visible to other CPUs, even on x86, and a
  * waiter that arms and re-checks in that window of a few nanoseconds is
  * never woken: this program is written to land in that window often.  The
- * other stress programs pass without P2; the weak-memory model
- * (tests/model/weak.pml) refutes it too.
+ * other stress programs pass without P2; the spin model
+ * tests/model/trywait.pml refutes it too (-DBROKEN).
  *
  * Phases: an EQ (lfp_eq_write) and a CQ (lfp_cq_write), each with an fd
  * wait object.
