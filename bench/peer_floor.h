@@ -14,8 +14,8 @@
  * one thread only, is the copies alone: what any ring that copies its
  * events in and out must pay, with no index shared and nothing checked.
  * floor_rmw (fr), one thread only too, is floor_copy plus one CAS per side
- * and operation: what any ring for several producers and consumers must
- * pay.
+ * and operation: about what any ring for several producers and consumers
+ * must pay.
  */
 #ifndef LFPOLL_BENCH_PEER_FLOOR_H
 #define LFPOLL_BENCH_PEER_FLOOR_H
@@ -340,16 +340,18 @@ FLOOR_SINGLES(fc)
 
 /*
  * floor_rmw: floor_copy plus the claim, for the one-thread cases of the
- * default mode.  In a ring for several producers and several consumers
- * where none waits for another, each enqueue and each dequeue takes its
- * positions with an atomic read-modify-write: two producers must agree on
- * who gets a position, which plain loads and stores cannot settle without
- * one waiting (a full barrier instead is, on x86, a locked instruction
- * too).  lfpoll's default mode, DPDK's MP/MC ring and ck_ring's MPMC ring
- * all claim with a CAS.  This floor makes that CAS on its position, relaxed, and then
- * copies as floor_copy does; it publishes nothing, so no other thread may
- * touch it.  A target this floor misses too is out of reach of any such
- * ring on the machine at hand.
+ * default mode.  A linearizable bounded queue for several producers and
+ * consumers makes at least one atomic read-modify-write or one full
+ * barrier in each enqueue and each dequeue, since each can succeed or
+ * fail because of another (Attiya et al., "Laws of Order", POPL 2011),
+ * whether or not its producers wait for one another; on x86 either is a
+ * locked instruction.  lfpoll's default mode, DPDK's MP/MC
+ * ring and ck_ring's MPMC ring all claim with a CAS.  This floor loads its
+ * position and makes that CAS, relaxed, then copies as floor_copy does; it
+ * publishes nothing, so no other thread may touch it.  A target this
+ * floor misses too is out of reach of such rings on the machine at hand,
+ * give or take a ring that claims with one instruction less (a
+ * fetch-and-add with no load before it).
  */
 struct frq {
 	struct fcq c;                   /* the slots; c.head, c.tail unused */

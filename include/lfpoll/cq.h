@@ -250,16 +250,16 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 
 /*
  * Copy the k claimed completions from first on into d, their source
- * addresses into src_addr[] when it is not NULL, and free their slots.
- * Inlined with each format's size as esz (lfp__cq_take_each), where each
- * copy is a memcpy of a constant size: a few moves, no call.
+ * addresses into src_addr[] when it is not NULL, and free each per-slot
+ * slot (an index ring's go back with the caller's commit, I4).  Inlined
+ * with each format's size as esz (lfp__cq_take_each), where each copy is
+ * a memcpy of a constant size: a few moves, no call.
  */
 LFP_FORCE_INLINE void lfp__cq_take_n(const struct lfp__ring_geo *g,
                                      uint64_t first, size_t k,
                                      unsigned char *d, lfp_addr_t *src_addr,
                                      size_t esz)
 {
-	const int per_slot = g->mode != LFP__RING_INDEX;
 	const unsigned char *s;
 	size_t i;
 
@@ -267,9 +267,9 @@ LFP_FORCE_INLINE void lfp__cq_take_n(const struct lfp__ring_geo *g,
 		s = lfp__ring_data(g, first + i);
 		memcpy(d, s, esz);
 		if (src_addr)
-			src_addr[i] = *(const lfp_addr_t *)(const void *)(s + esz);
-		if (per_slot)
-			lfp__slot_free(g, first + i);
+			src_addr[i] =
+				*(const lfp_addr_t *)(const void *)(s + esz);
+		lfp__ring_free(g, first + i);
 	}
 }
 
