@@ -307,26 +307,6 @@ LFP_FORCE_INLINE void lfp__cq_put_one(const struct lfp__ring_geo *g,
 	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
 }
 
-/*
- * A single write, once it owns the slot at pos: a hint to fetch, for
- * writing, the memory LFP__CQ_AHEAD bytes past that slot's payload, where
- * the next writes go.  A reader on another CPU read those lines last; if
- * the writer's next stores have to fetch them, its full barrier (P2, after
- * the publish) waits for the fetch, every write.  Fetched ahead, they are
- * the writer's by then (docs/performance.md, the CQ across CPUs).  A
- * prefetch is no access: it cannot fault and orders nothing, so past the
- * end of the slots it is harmless, and the address is computed as an
- * integer.  120 bytes, about two lines: a one-byte displacement on x86.
- * Issued before the copy, it leaves the inline write as long as it was.
- */
-#define LFP__CQ_AHEAD 120
-LFP_FORCE_INLINE void lfp__cq_fetch_ahead(const struct lfp__ring_geo *g,
-                                          uint64_t pos)
-{
-	__builtin_prefetch((const void *)((uintptr_t)lfp__ring_data(g, pos) +
-	                                  LFP__CQ_AHEAD), 1);
-}
-
 /* Copy the claimed completion at pos, and its source address when src_addr
  * is not NULL, out of its slot; the caller gives the slot back. */
 LFP_FORCE_INLINE void lfp__cq_take_one(const struct lfp__ring_geo *g,
@@ -395,7 +375,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries
 	                  !lfp__slot_try_prod(&cq->entries, &g, 1, &pos)))
 		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
 	esz = cq->entry_size;
-	lfp__cq_fetch_ahead(&g, pos);
 	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
 	lfp__slot_publish(&g, pos, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	lfp__notify_all(cq->w.sig, &cq->link);
@@ -536,7 +515,6 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
 		return -EAGAIN; /* full: only this producer could have changed it */
 	}
 	esz = cq->entry_size;
-	lfp__cq_fetch_ahead(&g, pos);
 	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
 	lfp__idx_set_meta(&cq->entries, &g, pos,
 	                  (uint32_t)(esz + sizeof(lfp_addr_t)));
