@@ -289,12 +289,13 @@ static inline void fc_destroy(void *p, size_t esz)
 	free_with_slots(p, ((struct fcq *)p)->slots);
 }
 
-/* The slot memory of n events from position pos, in at most two runs. */
-BENCH_TEMPLATE void fc_copy(struct fcq *q, uint32_t pos, unsigned char *e,
-                            unsigned n, size_t esz, int in)
+/* Copy n events between e and the slots from position pos on (in: into
+ * the slots), in at most two runs. */
+BENCH_TEMPLATE void fc_copy(unsigned char *slots, uint32_t pos,
+                            unsigned char *e, unsigned n, size_t esz, int in)
 {
 	uint32_t at = pos & (CAPACITY - 1), run = CAPACITY - at;
-	unsigned char *s = q->slots + at * esz;
+	unsigned char *s = slots + at * esz;
 
 	if (n == 1) { /* a copy of the event's size, a constant at the call */
 		memcpy(in ? s : e, in ? e : s, esz);
@@ -304,8 +305,8 @@ BENCH_TEMPLATE void fc_copy(struct fcq *q, uint32_t pos, unsigned char *e,
 		run = n;
 	memcpy(in ? s : e, in ? e : s, run * esz);
 	if (n > run)
-		memcpy(in ? q->slots : e + run * esz,
-		       in ? e + run * esz : q->slots, (n - run) * esz);
+		memcpy(in ? slots : e + run * esz,
+		       in ? e + run * esz : slots, (n - run) * esz);
 }
 
 BENCH_TEMPLATE unsigned fc_enqn(void *p, const void *e, unsigned n, size_t esz)
@@ -317,7 +318,7 @@ BENCH_TEMPLATE unsigned fc_enqn(void *p, const void *e, unsigned n, size_t esz)
 		n = room;
 	if (!n)
 		return 0;
-	fc_copy(q, q->head, (unsigned char *)e, n, esz, 1);
+	fc_copy(q->slots, q->head, (unsigned char *)e, n, esz, 1);
 	q->head += n;
 	return n;
 }
@@ -331,7 +332,7 @@ BENCH_TEMPLATE unsigned fc_deqn(void *p, void *e, unsigned n, size_t esz)
 		n = have;
 	if (!n)
 		return 0;
-	fc_copy(q, q->tail, (unsigned char *)e, n, esz, 0);
+	fc_copy(q->slots, q->tail, (unsigned char *)e, n, esz, 0);
 	q->tail += n;
 	return n;
 }
@@ -354,7 +355,7 @@ FLOOR_SINGLES(fc)
  * fetch-and-add with no load before it).
  */
 struct frq {
-	struct fcq c;                   /* the slots; c.head, c.tail unused */
+	unsigned char *slots;           /* CAPACITY events of esz bytes */
 	_Atomic uint32_t head __attribute__((aligned(64)));
 	_Atomic uint32_t tail __attribute__((aligned(64)));
 };
@@ -366,8 +367,7 @@ static inline void *fr_create(size_t esz)
 
 	if (!q)
 		return NULL;
-	q->c.slots = slots;
-	q->c.head = q->c.tail = 0;
+	q->slots = slots;
 	atomic_init(&q->head, 0);
 	atomic_init(&q->tail, 0);
 	return q;
@@ -376,7 +376,7 @@ static inline void *fr_create(size_t esz)
 static inline void fr_destroy(void *p, size_t esz)
 {
 	(void)esz;
-	free_with_slots(p, ((struct frq *)p)->c.slots);
+	free_with_slots(p, ((struct frq *)p)->slots);
 }
 
 /*
@@ -405,7 +405,7 @@ BENCH_TEMPLATE unsigned fr_enqn(void *p, const void *e, unsigned n, size_t esz)
 
 	n = fr_claim(&q->head, &head, n, CAPACITY - (head - tail));
 	if (n)
-		fc_copy(&q->c, head, (unsigned char *)e, n, esz, 1);
+		fc_copy(q->slots, head, (unsigned char *)e, n, esz, 1);
 	return n;
 }
 
@@ -417,7 +417,7 @@ BENCH_TEMPLATE unsigned fr_deqn(void *p, void *e, unsigned n, size_t esz)
 
 	n = fr_claim(&q->tail, &tail, n, head - tail);
 	if (n)
-		fc_copy(&q->c, tail, (unsigned char *)e, n, esz, 0);
+		fc_copy(q->slots, tail, (unsigned char *)e, n, esz, 0);
 	return n;
 }
 

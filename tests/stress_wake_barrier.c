@@ -74,7 +74,9 @@ static void delay(uint64_t *rng, int n)
 
 /*
  * Until *v >= n: spin (the other thread is a cache-line transfer away),
- * then back off, so that two threads sharing one CPU take turns.  Acquire
+ * then back off, so that two threads sharing one CPU take turns.  Not
+ * stress_await: its pauses and early yields would spread the two threads'
+ * starts far wider than the window this program aims at.  Acquire
  * pairs with the release store that set *v (run() and writer() say what
  * it publishes).  Returns *v.
  */
