@@ -20,7 +20,7 @@
  * lost wake-up, and a program blocked in poll(2) would sleep with work
  * pending.
  *
- * Without P2 (defect V, tests/sched.mk) a producer's load of the state may
+ * Without P2 (defect P2, tests/sched.mk) a producer's load of the state may
  * complete before its publish is visible to other CPUs, even on x86, and a
  * waiter that arms and re-checks in that window of a few nanoseconds is
  * never woken: this program is written to land in that window often.  The

@@ -134,7 +134,7 @@ LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp_poll_link *l
 		lfp__poll_link_notify(l);
 		return;
 	}
-	if (!LFP__BROKEN("V"))
+	if (!LFP__BROKEN("P2"))
 		lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
 	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL))
 		lfp__notify_in_set(sig, l);

@@ -57,7 +57,7 @@ void lfp_test_sched(const char *where, const void *obj);
  * a thread cancelled in the verbs binding's sleep leaves its count raised,
  * "Y" the binding takes a shared channel's fd out of a wait set when any
  * of the set's CQs on it leaves, not the last, "Z" the binding reads an
- * async event over the one a full EQ refused, "V" a producer makes no full
+ * async event over the one a full EQ refused, "P2" a producer makes no full
  * barrier between its publish and its load of the waiters' state (P2).
  * And one only ThreadSanitizer sees (make check-broken-tsan): "H" lfp_wait
  * reads a set's fd count, and the verbs async trywait its held event,

@@ -313,7 +313,7 @@ LFP_INLINE void lfp__signal_check(struct lfp__signal *s)
 LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
 {
 	LFP__SCHED("signal.P2", s);
-	if (!LFP__BROKEN("V"))
+	if (!LFP__BROKEN("P2"))
 		lfp__mb(); /* P2: pairs with W2 (lfp__mb_after_rmw) */
 	lfp__signal_check(s);
 }
