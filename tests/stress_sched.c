@@ -105,7 +105,9 @@
 
 /* ================================================================ broken */
 
-static char broken[2];
+/* Room for any defect's name, so that comparing it with the longer ones
+ * ("P2") is well defined. */
+static char broken[8];
 
 int lfp_test_broken(const char *defect)
 {

@@ -120,9 +120,10 @@ static inline int fuzz_tracing(void)
 
 #ifdef LFP_TEST_BROKEN
 /*
- * Built with -DLFP_TEST_BROKEN (make fuzz-broken): the defects whose letters
- * are in the environment variable LFP_FUZZ_BROKEN are back
- * (include/lfpoll/internal/sched.h), e.g. LFP_FUZZ_BROKEN=A.
+ * Built with -DLFP_TEST_BROKEN (make fuzz-broken): the defect named by the
+ * environment variable LFP_FUZZ_BROKEN is back
+ * (include/lfpoll/internal/sched.h), e.g. LFP_FUZZ_BROKEN=A.  The name is
+ * matched whole, as stress.h does: "P" does not turn on "P2".
  */
 int lfp_test_broken(const char *defect)
 {
@@ -133,7 +134,7 @@ int lfp_test_broken(const char *defect)
 		on = getenv("LFP_FUZZ_BROKEN");
 		read_env = 1;
 	}
-	return on && defect[0] && strchr(on, defect[0]) != NULL;
+	return on && strcmp(defect, on) == 0;
 }
 #endif
 
