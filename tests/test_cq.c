@@ -12,6 +12,7 @@
 #include <lfpoll/cq.h>
 
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -633,6 +634,62 @@ static void signal_before_sread(enum lfp_wait_obj obj)
 Test(cq, signal_before_sread_is_remembered_fd)         { signal_before_sread(LFP_WAIT_FD); }
 Test(cq, signal_before_sread_is_remembered_mutex_cond) { signal_before_sread(LFP_WAIT_MUTEX_COND); }
 Test(cq, signal_before_sread_is_remembered_yield)      { signal_before_sread(LFP_WAIT_YIELD); }
+
+/*
+ * A signal that comes while an sread sleeps is that sread's.  Cancelled in
+ * its sleep, the sread ends as if it had timed out (docs/contract.md,
+ * "Cancellation"): the signal is used up, and the next sread waits out its
+ * timeout.  (The cancelled sread left the signal "remembered", so the next
+ * sread returned -EAGAIN at once.)  The signal's wake and the cancellation
+ * race: the sleeper may return for the signal before the request lands,
+ * which ends the same way; here the cancellation lands first in every
+ * round.  (A YIELD sleeper is not in this test: it polls the signal count
+ * between yields and saw the signal before the request in every round.)
+ */
+static void *sread_until_cancelled(void *arg)
+{
+	struct lfp_cq_entry out[1];
+
+	(void)lfp_cq_sread((struct lfp_cq *)arg, out, 1, NULL, -1);
+	return arg;
+}
+
+static void cancelled_sread_takes_its_signal(enum lfp_wait_obj obj)
+{
+	struct lfp_cq *cq = open_cq(LFP_CQ_FORMAT_CONTEXT, obj, 8);
+	const struct timespec asleep = { 0, 20 * 1000 * 1000 };
+	struct lfp_cq_entry out[1];
+	int round, cancelled = 0;
+
+	for (round = 0; round < 10; round++) {
+		pthread_t th;
+		void *res = NULL;
+		int64_t t0, dt;
+		ssize_t n;
+
+		cr_assert_eq(pthread_create(&th, NULL, sread_until_cancelled, cq), 0);
+		nanosleep(&asleep, NULL); /* asleep by now, or it will be */
+		cr_assert_eq(lfp_cq_signal(cq), 0);
+		cr_assert_eq(pthread_cancel(th), 0);
+		cr_assert_eq(pthread_join(th, &res), 0);
+		cancelled += res == PTHREAD_CANCELED;
+		t0 = now_ms();
+		n = lfp_cq_sread(cq, out, 1, NULL, 50);
+		dt = now_ms() - t0;
+		cr_assert_eq(n, -EAGAIN, "%zd", n);
+		cr_assert_geq(dt, 50, "round %d: the signal of an sread %s came back "
+		              "to end the next one after %lld ms", round,
+		              res == PTHREAD_CANCELED ? "cancelled in its sleep" :
+		              "that returned for it", (long long)dt);
+	}
+	cr_log_info("%d of 10 sreads cancelled in their sleep", cancelled);
+	cr_assert_eq(lfp_cq_close(cq), 0);
+}
+
+Test(cq, cancelled_sread_takes_its_signal_fd)
+{ cancelled_sread_takes_its_signal(LFP_WAIT_FD); }
+Test(cq, cancelled_sread_takes_its_signal_mutex_cond)
+{ cancelled_sread_takes_its_signal(LFP_WAIT_MUTEX_COND); }
 
 Test(cq, signal_on_none_is_harmless)
 {

@@ -657,6 +657,43 @@ LFP_INLINE ssize_t lfp__cq_sread_end(struct lfp_cq *cq, const struct lfp__cq_wai
 	return ret;
 }
 
+/* What a cancelled sread's cleanup handler needs to end it. */
+struct lfp__cq_sread_cancel {
+	struct lfp_cq *cq;
+	const struct lfp__cq_wait *w;
+	int remembered;
+};
+
+/* An sread cancelled in its sleep ends as if it had timed out: the signals
+ * that came during it are returned for (lfp__cq_sread_end with -EAGAIN),
+ * so none of them is left to end the next sread at once. */
+LFP_INLINE void lfp__cq_sread_cancelled(void *arg)
+{
+	const struct lfp__cq_sread_cancel *c =
+		(const struct lfp__cq_sread_cancel *)arg;
+
+	if (!LFP__BROKEN("Q"))
+		(void)lfp__cq_sread_end(c->cq, c->w, c->remembered, -EAGAIN);
+}
+
+/* sread's sleep (lfp__signal_wait), the one cancellation point of the
+ * call, with the handler above around it. */
+LFP_INLINE int lfp__cq_sread_sleep(struct lfp_cq *cq, struct lfp__cq_wait *w,
+                                   int remembered, int64_t deadline, int *woke)
+{
+	struct lfp__cq_sread_cancel c;
+	int ret;
+
+	c.cq = cq;
+	c.w = w;
+	c.remembered = remembered;
+	pthread_cleanup_push(lfp__cq_sread_cancelled, &c);
+	ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, w, deadline,
+	                       woke);
+	pthread_cleanup_pop(0); /* the handler is for cancellation only */
+	return ret;
+}
+
 /*
  * Blocking read (source addresses as lfp_cq_readfrom).  cond: with the CQ's
  * wait_cond LFP_CQ_COND_THRESHOLD, NULL or a const size_t * threshold: wait
@@ -664,9 +701,12 @@ LFP_INLINE ssize_t lfp__cq_sread_end(struct lfp_cq *cq, const struct lfp__cq_wai
  * capacity) are queued.  timeout in ms (< 0 infinite).  Returns as
  * lfp_cq_read; -EAGAIN when the timeout expires or lfp_cq_signal interrupts
  * the wait; -ENOSYS for NONE and SET.  A signal that came while an sread
- * was in progress is that sread's, whatever it returns; one that came
- * while none was is remembered: the next sread returns -EAGAIN for it
- * without waiting, once the completions already queued are read.
+ * was in progress is that sread's, whatever it returns (cancelled in its
+ * sleep, as a timeout); one that came while none was is remembered: the
+ * next sread returns -EAGAIN for it without waiting, once the completions
+ * already queued are read.  An sread that starts before the one a signal
+ * belongs to has returned may take it for a remembered one too (a known
+ * limit: docs/design.md, section 7).
  */
 LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
                                     lfp_addr_t *src_addr, const void *cond,
@@ -716,8 +756,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 		 * by the check can be taken by another reader first. */
 		if (timeout == 0 || (lfp__expired(deadline) && !LFP__BROKEN("C")))
 			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
-		ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, &w, deadline,
-		                       &woke);
+		ret = lfp__cq_sread_sleep(cq, &w, remembered, deadline, &woke);
 		if (ret == -ETIMEDOUT)
 			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
 		if (ret < 0)
