@@ -31,10 +31,13 @@ struct lfp__errq {
 	pthread_mutex_t lock;         /* readers only: guards scratch */
 	unsigned char *scratch;       /* queue-owned err_data */
 	size_t data_max;
-	/* Under lock: a read returned the synthetic entry (the EQ's
-	 * overrun); from then on every read returns it, so no error queued
-	 * by a writer that raced the overrun comes out after it. */
-	int final;
+	/* Written under lock, read atomically: a read returned the synthetic
+	 * entry (the EQ's overrun); from then on every read returns it, so no
+	 * error queued by a writer that raced the overrun comes out after it.
+	 * Only void entries can be queued after it (lfp__errq_write), and
+	 * nothing takes them: the event path's error check ignores the queue
+	 * from then on (lfp__errq_ready_ring). */
+	uint32_t final;
 };
 
 LFP_INLINE size_t lfp__errq_memsize(size_t capacity, size_t entry_size,
@@ -128,8 +131,19 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
 	return 0;
 }
 
+/*
+ * Whether an error is queued, once pending said one may be.  Not once the
+ * queue is final: a reader found it empty with no position claimed after
+ * the EQ overran, so every write that claims later finds the flag and
+ * queues a void entry (O1/O2, docs/design.md 6.2), which no read takes
+ * any more.  Counting those held back the events still queued for good.
+ * Relaxed: a flag that, once set, never clears and leaves nothing but void
+ * entries behind; read late, it only sends the caller to readerr first.
+ */
 LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
 {
+	if (lfp__ld_rlx_u32(&q->final) && !LFP__BROKEN("O3"))
+		return 0;
 	return lfp__ring_ready(&q->ring);
 }
 
@@ -178,7 +192,7 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		r = -EAGAIN;
-		if (q->final) {
+		if (lfp__ld_rlx_u32(&q->final)) {
 			/* only the synthetic entry from now on */
 		} else if (flags & LFP_PEEK) {
 			/* Copy the head entry without taking it. */
@@ -219,11 +233,11 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 	 * voids its entry, or is seen here: then -EAGAIN until it publishes.
 	 */
 	if (r == -EAGAIN && fill && fill(buf, arg) &&
-	    (q->final || LFP__BROKEN("O") ||
+	    (lfp__ld_rlx_u32(&q->final) || LFP__BROKEN("O") ||
 	     (lfp__mb(), lfp_ring_count(&q->ring) == 0))) {
 		r = 0;
 		if (!(flags & LFP_PEEK) || !LFP__BROKEN("O"))
-			q->final = 1;
+			lfp__st_rlx_u32(&q->final, 1);
 	}
 	if (r >= 0) {
 		if (user) {

@@ -48,7 +48,14 @@ void lfp_test_sched(const char *where, const void *obj);
  * the first free; "S" a producer (consumer) whose guess of head (tail) is
  * 2^31 positions or more stale reports full (empty) on the 32-bit sequence
  * difference alone, without re-reading the index; "X" an index ring's
- * consumer gives its positions back (I4) before it has copied them out.
+ * consumer gives its positions back (I4) before it has copied them out;
+ * "K" lfp_cq_signal's counts compare as 32-bit serial numbers; "T" an
+ * sread threshold is not capped at the capacity; "O" an error write
+ * racing the overrun does not re-check it after its claim (nor a readerr
+ * wait for writes in flight, nor a peek make the overrun entry final);
+ * "O3" the event path counts the void error entries queued after the
+ * overrun entry as queued errors; "Q" a thread cancelled in a sleep is
+ * not cleaned up after (the mutex, the YIELD sleep, the sread's signals).
  * More show that the stress programs catch what they claim to (tests/
  * sched.mk, STRESS_DEFECTS): "R" a waiter sleeps after arming without
  * re-checking (W3 left out), "N" the FD kind writes the eventfd before it
