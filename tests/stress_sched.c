@@ -2069,6 +2069,22 @@ static void o_overrun(struct lfp_eq *eq)
 	o_read_queued(eq, "O");
 }
 
+/* Open an EQ of 2 events with an error writer (error data `value`) parked
+ * at schedule point `point`. */
+static struct lfp_eq *o_parked_writer(struct call *w, const char *point,
+                                      uint64_t value, const char *what)
+{
+	struct lfp_eq_attr a = { .size = 2 };
+	struct lfp_eq *eq;
+
+	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
+	call_init(w, CALL_EQ_WRITE_ERR, point, &eq->errq);
+	w->eq = eq;
+	w->value = value;
+	call_start_parked(w, "%s", what);
+	return eq;
+}
+
 /*
  * An error write racing the overrun is either read before the overrun
  * entry or refused: never accepted and then lost.  (1) The writer parked
@@ -2078,16 +2094,11 @@ static void o_overrun(struct lfp_eq *eq)
  */
 static void test_o(void)
 {
-	struct lfp_eq_attr a = { .size = 2 };
 	struct lfp_eq_err_entry e;
 	struct lfp_eq *eq;
 	struct call w;
 
-	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
-	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.claimed", &eq->errq);
-	w.eq = eq;
-	w.value = 77;
-	call_start_parked(&w, "O: an error writer");
+	eq = o_parked_writer(&w, "errq.write.claimed", 77, "O: an error writer");
 	o_overrun(eq);
 	memset(&e, 0, sizeof(e));
 	CHECK(lfp_eq_readerr(eq, &e, 0) == -EAGAIN || e.err != LFP_EOVERRUN || 1,
@@ -2103,11 +2114,7 @@ static void test_o(void)
 	(void)o_drain(eq, 77, "(1), after");
 	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
 
-	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
-	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
-	w.eq = eq;
-	w.value = 78;
-	call_start_parked(&w, "O: an error writer");
+	eq = o_parked_writer(&w, "errq.write.half", 78, "O: an error writer");
 	o_overrun(eq);
 	memset(&e, 0, sizeof(e));
 	CHECK(lfp_eq_readerr(eq, &e, LFP_PEEK) == (ssize_t)sizeof(e) &&
@@ -2126,11 +2133,7 @@ static void test_o(void)
 	 * overrun entry: the writer's void entry, queued after that, must
 	 * not hold them back (LFP_BROKEN=O3: every read then returned
 	 * -LFP_EAVAIL for good, and the events were lost). */
-	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
-	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
-	w.eq = eq;
-	w.value = 79;
-	call_start_parked(&w, "O3: an error writer");
+	eq = o_parked_writer(&w, "errq.write.half", 79, "O3: an error writer");
 	o_fill(eq);
 	memset(&e, 0, sizeof(e));
 	CHECK(lfp_eq_readerr(eq, &e, 0) == (ssize_t)sizeof(e) &&
