@@ -7,6 +7,8 @@
 #                          from $(FABTESTS) into $(B)/fabtests/, run on the
 #                          lfpoll provider and on udp (tests/fabric/run-fabtests);
 #                          without $(FABTESTS) it says so and passes
+#   make check-prov-edges  tests/fabric/prov_edges.c: old-API readerr and
+#                          open flags, on the provider
 #   make check-fabdiff     the differential program on a fixed list of seeds
 #   make fabdiff           the same for FABDIFF_SECONDS (60) of random seeds
 #
@@ -37,13 +39,14 @@ $(FT_TESTS): $(FT_OUT)/%: $(FT_OUT)/obj/unit/%.o $(FT_COMMON_OBJS)
 	$(Q)$(CC) $(FT_SAN) $^ -o $@ $(FI_LIBS) -lpthread -ldl -lm
 
 .PHONY: check-fabric check-fabtests check-fabdiff fabdiff fabric-deps \
-	fabtests-run
+	fabtests-run check-prov-edges prov-edges-run
 
 fabric-deps:
 	@$(ENSURE) libfabric-dev
 
 check-fabric: fabric-deps
 	@$(MAKE) --no-print-directory fabtests-run
+	@$(MAKE) --no-print-directory prov-edges-run
 	@$(MAKE) --no-print-directory fabdiff-run FABDIFF_ARGS=--quick
 
 check-fabtests: fabric-deps
@@ -80,6 +83,21 @@ $(FABDIFF): tests/fabric/fabdiff.c $(FABRIC_HDR)
 fabdiff-run: $(FABRIC_SO) $(FABDIFF)
 	@env -u FI_PROVIDER FI_PROVIDER_PATH='$(abspath $(dir $(FABRIC_SO)))' \
 		$(FABDIFF) --doc $(FABDIFF_DOC) $(FABDIFF_ARGS)
+
+# The provider's edges fabtests and fabdiff do not reach (prov_edges.c).
+PROV_EDGES := $(B)/tests/fabric/prov_edges
+
+$(PROV_EDGES): tests/fabric/prov_edges.c $(FABRIC_HDR)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(FABRIC_DIR) $(FI_CFLAGS) $< -o $@ $(LDFLAGS) $(FI_LIBS)
+
+prov-edges-run: $(FABRIC_SO) $(PROV_EDGES)
+	@env -u FI_PROVIDER FI_PROVIDER_PATH='$(abspath $(dir $(FABRIC_SO)))' \
+		$(PROV_EDGES)
+
+check-prov-edges: fabric-deps
+	@$(MAKE) --no-print-directory prov-edges-run
 
 check-fabdiff: fabric-deps
 	@$(MAKE) --no-print-directory fabdiff-run FABDIFF_ARGS=--quick

@@ -7,6 +7,10 @@
  *     (its poll sets do): 0 when the CQ holds a completion or an error,
  *     -FI_EAGAIN when it is empty.  lfpoll refuses count 0.
  *   - the producer extension's error write returns 1, as readerr does.
+ *   - a fabric opened for an API before 1.5 gets the provider's own copy
+ *     of the error data, and readerr touches only the fields of the
+ *     struct of that API, which ends before err_data_size.
+ *   - open flags other than FI_AFFINITY are refused (-FI_EINVAL).
  */
 #include "prov.h"
 
@@ -53,15 +57,20 @@ static ssize_t pcq_readerr(struct fid_cq *fid, struct fi_cq_err_entry *buf,
 	struct lfp_cq_err_entry e;
 	ssize_t ret;
 
+	size_t n = prov_err_entry_size(cq->domain->fabric,
+	                               offsetof(struct fi_cq_err_entry, err_data_size),
+	                               sizeof(e));
+
 	if (!buf)
 		return -FI_EINVAL;
-	memcpy(&e, buf, sizeof(e)); /* the same layout (layout.c) */
-	if (prov_api_version(cq->domain->fabric) < FI_VERSION(1, 5))
-		e.err_data_size = 0;
+	/* The same layout (layout.c); a caller of an API before 1.5 has
+	 * the struct without its last field, err_data_size. */
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, buf, n);
 	ret = lfp_cq_readerr(cq->lfp, &e, flags & FI_PEEK);
 	if (ret < 0)
 		return ret;
-	memcpy(buf, &e, sizeof(e));
+	memcpy(buf, &e, n);
 	return 1;
 }
 
@@ -147,7 +156,13 @@ int pcq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return ret;
 	if (attr) {
 		a.size = attr->size;
-		a.flags = attr->flags; /* FI_AFFINITY: lfpoll's value */
+		/* FI_AFFINITY is the one flag fi_cq(3) defines, and lfpoll's
+		 * value; any other bit is refused, since lfpoll's own open
+		 * flags (the single-producer and -consumer modes) would
+		 * silently drop the thread safety the provider promises. */
+		if (attr->flags & ~(uint64_t)FI_AFFINITY)
+			return -FI_EINVAL;
+		a.flags = attr->flags;
 		a.signaling_vector = attr->signaling_vector;
 		a.wait_cond = (enum lfp_cq_wait_cond)attr->wait_cond;
 	}

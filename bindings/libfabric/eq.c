@@ -9,7 +9,10 @@
  *     lfpoll would refuse a payload that does not fit in 0 bytes.
  *   - the overrun entry names the lfpoll EQ; readerr names the fid_eq.
  *   - a fabric opened for an API before 1.5 gets the provider's own copy
- *     of the error data, as fi_eq(3) says for such callers.
+ *     of the error data, as fi_eq(3) says for such callers, and readerr
+ *     touches only the fields of that API's struct (no err_data_size).
+ *   - open flags other than FI_WRITE and FI_AFFINITY are refused
+ *     (-FI_EINVAL).
  */
 #include "prov.h"
 
@@ -65,18 +68,22 @@ static ssize_t peq_readerr(struct fid_eq *fid, struct fi_eq_err_entry *buf,
 	struct lfp_eq_err_entry e;
 	ssize_t ret;
 
+	size_t n = prov_err_entry_size(eq->fabric,
+	                               offsetof(struct fi_eq_err_entry, err_data_size),
+	                               sizeof(e));
+
 	if (!buf)
 		return -FI_EINVAL;
-	/* The same layout (layout.c); memcpy keeps the two types apart. */
-	memcpy(&e, buf, sizeof(e));
-	if (prov_api_version(eq->fabric) < FI_VERSION(1, 5))
-		e.err_data_size = 0;
+	/* The same layout (layout.c); memcpy keeps the two types apart.  A
+	 * caller of an API before 1.5 has the struct without err_data_size. */
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, buf, n);
 	ret = lfp_eq_readerr(eq->lfp, &e, flags & FI_PEEK);
 	if (ret < 0)
 		return ret;
 	if (e.fid == &eq->lfp->fid) /* the overrun entry */
 		e.fid = (struct lfp_fid *)(void *)&eq->eq.fid;
-	memcpy(buf, &e, sizeof(e));
+	memcpy(buf, &e, n);
 	return ret;
 }
 
@@ -137,7 +144,14 @@ int peq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		return ret;
 	if (attr) {
 		a.size = attr->size;
-		a.flags = attr->flags; /* FI_WRITE and FI_AFFINITY: lfpoll's values */
+		/* FI_WRITE and FI_AFFINITY, the flags fi_eq(3) defines, are
+		 * lfpoll's values; any other bit is refused, since lfpoll's
+		 * own open flags (the single-producer and -consumer modes,
+		 * back-pressure) would silently change what the provider
+		 * promises. */
+		if (attr->flags & ~(uint64_t)(FI_WRITE | FI_AFFINITY))
+			return -FI_EINVAL;
+		a.flags = attr->flags;
 		a.signaling_vector = attr->signaling_vector;
 	}
 	a.entry_size = prov_eq_entry_size;
