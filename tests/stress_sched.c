@@ -316,7 +316,7 @@ static int poll_in(int fd, int timeout_ms)
 enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
 	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
-	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT
+	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT, CALL_POLL_DEL
 };
 
 struct call {
@@ -327,6 +327,8 @@ struct call {
 	struct lfp_eq *eq;
 	struct lfp_wait *ws;
 	struct lfp_ring *ring;          /* value in and out, 8 bytes */
+	struct lfp_poll *ps;            /* poll_del: of fid */
+	struct lfp_fid *fid;
 	size_t count, threshold;        /* sread */
 	uint64_t value;                 /* cntr_wait threshold, inc, eq payload */
 	uint32_t event;                 /* eq write / eq read result */
@@ -417,6 +419,9 @@ static void *call_main(void *arg)
 	case CALL_WAIT:
 		c->ret = lfp_wait(c->ws, c->timeout);
 		break;
+	case CALL_POLL_DEL:
+		c->ret = lfp_poll_del(c->ps, c->fid, 0);
+		break;
 	}
 	c->ctx = buf[0].op_context;
 	c->cpu = thread_cpu_seconds() - cpu0;
@@ -450,17 +455,23 @@ static void call_start_parked(struct call *c, const char *who, ...)
 	      c->park.where);
 }
 
-/* Wait for the call to return: 1, or 0 after `seconds`. */
-static int call_wait(struct call *c, double seconds)
+/* Wait until *flag is set: 1, or 0 after `seconds`. */
+static int call_wait_flag(_Atomic int *flag, double seconds)
 {
 	uint64_t t0 = stress_now_ns();
 
-	while (!atomic_load(&c->done)) {
+	while (!atomic_load(flag)) {
 		if (stress_seconds_since(t0) > seconds)
 			return 0;
 		sleep_ms(1);
 	}
 	return 1;
+}
+
+/* Wait for the call to return: 1, or 0 after `seconds`. */
+static int call_wait(struct call *c, double seconds)
+{
+	return call_wait_flag(&c->done, seconds);
 }
 
 static void call_join(struct call *c)
@@ -691,6 +702,105 @@ static void test_b(void)
 	b_member(1);
 	printf("  B: ok: a member whose link was taken while its producer was "
 	       "between push and TRACKED is reported again (CQ, counter)\n");
+}
+
+/* ================================================================ D1 */
+
+/* lfp_poll on a set in a thread of its own, until it reports something or
+ * a second has passed: a poll that loops for good cannot hang the test. */
+struct d1_poller {
+	struct lfp_poll *ps;
+	void *ctx[4];
+	int n;
+	_Atomic int done;
+};
+
+static void *d1_poll_main(void *arg)
+{
+	struct d1_poller *p = (struct d1_poller *)arg;
+	uint64_t t0 = stress_now_ns();
+
+	do {
+		p->n = lfp_poll(p->ps, p->ctx, 4);
+		if (p->n)
+			break;
+		sleep_ms(1);
+	} while (stress_seconds_since(t0) < 1.0);
+	atomic_store(&p->done, 1);
+	return NULL;
+}
+
+/*
+ * A CQ moved from one poll set to another while its lfp_poll_del is still
+ * running: parked after D1, the add to the second set is -EBUSY (the CQ is
+ * still leaving the first), and once the del has returned the add works
+ * and lfp_poll reports the CQ's work.  (D1 cleared the link's set at once:
+ * the add succeeded, and the del's end then untracked the link in the new
+ * set: with the CQ idle in the old set, its next push linked it twice and
+ * lfp_poll looped for good; with the CQ tracked there, the new set never
+ * reported it.)  tracked: the CQ holds an entry and the first set tracks
+ * it when the del starts.
+ */
+static void d1_move(int tracked)
+{
+	const char *how = tracked ? "tracked" : "idle";
+	struct lfp_poll *ps1, *ps2;
+	struct lfp_cq *cq = open_cq(LFP_WAIT_NONE, NULL, 16, (void *)"CQ");
+	struct d1_poller p;
+	struct lfp_cq_entry e;
+	struct call del;
+	uintptr_t seq = 1;
+	void *ctx[4];
+	pthread_t t;
+	int ret;
+
+	CHECK(lfp_poll_open(NULL, &ps1) == 0 && lfp_poll_open(NULL, &ps2) == 0,
+	      "lfp_poll_open");
+	if (tracked)
+		cq_put(cq, 1, &seq);
+	CHECK(lfp_poll_add(ps1, &cq->fid, 0) == 0, "lfp_poll_add");
+	CHECK(lfp_poll(ps1, ctx, 4) == tracked, "D1: %s: the first set", how);
+	call_init(&del, CALL_POLL_DEL, "poll.D1", &cq->link);
+	del.ps = ps1;
+	del.fid = &cq->fid;
+	call_start_parked(&del, "D1: %s: lfp_poll_del", how);
+	ret = lfp_poll_add(ps2, &cq->fid, 0);
+	CHECK(ret == -EBUSY || LFP__BROKEN("D1"), "D1: %s: lfp_poll_add to "
+	      "another set while the del was running returned %d, not -EBUSY",
+	      how, ret);
+	parker_release(&del.park);
+	CHECK(call_wait(&del, 10), "D1: %s: lfp_poll_del hung", how);
+	call_join(&del);
+	CHECK(del.ret == 0, "D1: %s: lfp_poll_del returned %zd", how, del.ret);
+	if (ret == -EBUSY)
+		ret = lfp_poll_add(ps2, &cq->fid, 0);
+	CHECK(ret == 0, "D1: %s: lfp_poll_add after the del returned %d", how, ret);
+	if (!tracked)
+		cq_put(cq, 1, &seq);
+	memset(&p, 0, sizeof(p));
+	p.ps = ps2;
+	stress_spawn(&t, d1_poll_main, &p);
+	CHECK(call_wait_flag(&p.done, 5), "D1: %s: lfp_poll on the new set "
+	      "hung (the link is linked twice)", how);
+	stress_join(t);
+	CHECK(p.n == 1 && p.ctx[0] == (void *)"CQ", "D1: %s: lfp_poll on the new "
+	      "set reported %d members for 1 s while the CQ held an entry", how,
+	      p.n);
+	CHECK(lfp_poll(ps1, ctx, 4) == 0, "D1: %s: the old set still reports "
+	      "the CQ", how);
+	CHECK(lfp_cq_read(cq, &e, 1) == 1, "D1: %s: the entry", how);
+	CHECK(lfp_poll_del(ps2, &cq->fid, 0) == 0, "lfp_poll_del");
+	CHECK(lfp_poll_close(ps1) == 0 && lfp_poll_close(ps2) == 0,
+	      "lfp_poll_close");
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+static void test_d1(void)
+{
+	d1_move(0);
+	d1_move(1);
+	printf("  D1: ok: a member added to another set while its del runs is "
+	       "refused until the del returns, then reported there\n");
 }
 
 /* ================================================================ C */
@@ -2362,6 +2472,7 @@ static void test_q(void)
 static const struct test tests[] = {
 	{ 'A', "A: no sleeper with work pending", test_a },
 	{ 'B', "B: no poll set member lost", test_b },
+	{ 'D', "D1: a member moved between poll sets", test_d1 },
 	{ 'C', "C: sread keeps its timeout, asleep", test_c },
 	{ 'E', "E: a signal before sread is remembered", test_e },
 	{ 'F', "F: errors before events", test_f },
@@ -2390,8 +2501,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
 		CHECK((strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQH", b[0])) ||
-		      strcmp(b, "O3") == 0, "LFP_BROKEN=%s: one of A B C E F G I "
-		      "J L S X K T O O3 Q, or H (under TSan)", b);
+		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0,
+		      "LFP_BROKEN=%s: one of A B D1 C E F G I J L S X K T O O3 Q, "
+		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "
 		       "on: its test must fail\n", broken, broken);

@@ -42,6 +42,15 @@ extern "C" {
 
 enum { LFP__LINK_IDLE, LFP__LINK_PUSHING, LFP__LINK_TRACKED };
 
+/*
+ * A link's stack while lfp_poll_del takes it out of its set, from D1 until
+ * lfp__poll_link_detached: in no set for producers (they push nothing),
+ * in one for lfp_poll_add (another set's add is -EBUSY) and for close.
+ * Never a real stack's address (misaligned), and the same in every
+ * translation unit.
+ */
+#define LFP__LINK_DETACHING ((struct lfp_poll_link **)(uintptr_t)1)
+
 struct lfp_poll_link {
 	/* The ready stack of the poll set the object is in (lfp_poll's
 	 * ready field), or NULL: all a producer needs of the set. */
@@ -74,7 +83,7 @@ LFP_OUTLINE void lfp__poll_link_push(struct lfp_poll_link *l)
 		return;
 	LFP__SCHED("poll.link.claimed", l);
 	stack = (struct lfp_poll_link **)lfp__ld_acq_ptr((void *const *)&l->stack);
-	if (!stack) {
+	if (!stack || stack == LFP__LINK_DETACHING) {
 		/* Deleted meanwhile: lfp_poll_del waits for this store. */
 		lfp__st_rel_u32(&l->queued, LFP__LINK_IDLE);
 		return;
@@ -151,9 +160,9 @@ LFP_INLINE void lfp__poll_link_init(struct lfp_poll_link *l, struct lfp_fid *fid
 	l->sticky = sticky ? 1 : 0;
 }
 
-/* Whether the object is in a poll set (its close must then be -EBUSY).
- * Acquire: pairs with lfp_poll_del's D1 (an RMW), so a close after a del in
- * another thread sees the link out of the set. */
+/* Whether the object is in a poll set, or leaving one (its close must then
+ * be -EBUSY).  Acquire: pairs with the release in lfp__poll_link_detached,
+ * so a close after a del in another thread sees the link out of the set. */
 LFP_INLINE int lfp__poll_link_in_set(struct lfp_poll_link *l)
 {
 	return lfp__ld_acq_ptr((void *const *)&l->stack) != NULL;
@@ -203,17 +212,21 @@ LFP_INLINE int lfp__poll_link_attach(struct lfp_poll_link *l,
  * Take l out of the poll set whose ready stack is stack (D1); poll set lock
  * held.  -ENOENT when it is not there.  On 0 no producer can push l any
  * more: the caller takes it off its list or the stack, then calls
- * lfp__poll_link_detached.
+ * lfp__poll_link_detached, which lets another set have it.
  */
 LFP_INLINE int lfp__poll_link_detach(struct lfp_poll_link *l,
                                      struct lfp_poll_link **stack)
 {
 	void *self = stack;
 
-	/* D1: full-barrier RMW clearing the link's stack; pairs with the
-	 * producer's claim: a producer that claimed before it re-reads the
-	 * stack below as PUSHING. */
-	if (!lfp__cas_ptr((void **)&l->stack, &self, NULL))
+	/* D1: full-barrier RMW marking the link as leaving its set; pairs
+	 * with the producer's claim: a producer that claimed before it
+	 * re-reads the stack below as PUSHING.  Not NULL yet: an add to
+	 * another set in between would track the link, and our
+	 * lfp__poll_link_detached would then untrack it there (LFP_BROKEN
+	 * "D1": NULL at once, as before). */
+	if (!lfp__cas_ptr((void **)&l->stack, &self,
+	                  LFP__BROKEN("D1") ? NULL : (void *)LFP__LINK_DETACHING))
 		return -ENOENT;
 	LFP__SCHED("poll.D1", l);
 	/* Acquire: pairs with the producer's release of TRACKED/IDLE, so its
@@ -234,6 +247,11 @@ LFP_INLINE void lfp__poll_link_detached(struct lfp_poll_link *l)
 	uint32_t st = LFP__LINK_TRACKED;
 
 	(void)lfp__cas_u32(&l->queued, &st, LFP__LINK_IDLE);
+	/* Out of the set: another set's add may take it now.  Release:
+	 * pairs with that add's CAS (a full barrier), which then sees the
+	 * link IDLE (or PUSHING by a producer that will store IDLE). */
+	if (!LFP__BROKEN("D1"))
+		lfp__st_rel_ptr((void **)&l->stack, NULL);
 }
 
 /*

@@ -38,7 +38,8 @@ void lfp_test_sched(const char *where, const void *obj);
  *     int lfp_test_broken(const char *defect);
  *
  * Defects (docs/reliability.md): "A" a waiter with its own condition drains
- * the eventfd, "B" lfp_poll drops a link with a plain store, "C" sread's
+ * the eventfd, "B" lfp_poll drops a link with a plain store, "D1"
+ * lfp_poll_del frees a link for other sets before its end, "C" sread's
  * threshold counts unpublished entries, "E" a signal before sread is
  * forgotten, "F" the error check runs before the event's acquire, "G" a
  * writer does not re-check the overrun after its claim, "I" a producer
