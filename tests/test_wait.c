@@ -402,10 +402,17 @@ Test(wait, mutex_cond_set)
 Test(wait, yield_set_external_fd)
 {
 	struct lfp_wait *ws = open_ws(LFP_WAIT_YIELD);
-	int p[2];
+	int p[2], dead;
 	char c = 'y';
 
 	cr_assert_eq(pipe(p), 0);
+	/* A closed fd is refused, as an FD set's epoll refuses it: polled,
+	 * it would end every lfp_wait at once (POLLNVAL). */
+	dead = dup(p[0]);
+	cr_assert_geq(dead, 0);
+	cr_assert_eq(close(dead), 0);
+	cr_assert_eq(lfp_wait_add_fd(ws, dead, POLLIN, NULL), -EBADF,
+	             "YIELD: a closed fd");
 	cr_assert_eq(lfp_wait_add_fd(ws, p[0], POLLIN, NULL), 0);
 	expect_timeout(ws, 20, "YIELD, empty pipe");
 	cr_assert_eq(write(p[1], &c, 1), 1);

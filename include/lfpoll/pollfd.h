@@ -227,7 +227,9 @@ LFP_INLINE int lfp_pollfds_del(struct lfp_pollfds *set, int fd)
  * out->change_index and out->nfds (entries in the set); fills out->fd and
  * returns 0 when they fit, else returns -LFP_ETOOSMALL (nfds = 0 is the cheap
  * check for a change).  The array is exactly the version of that
- * change_index.
+ * change_index.  After -LFP_ETOOSMALL out->fd may hold a copy an earlier
+ * attempt made before the set changed and grew: its contents are then
+ * unspecified (lfp_pollfds(3)).
  */
 LFP_INLINE int lfp_pollfds_get(struct lfp_pollfds *set, struct lfp_wait_pollfd *out)
 {

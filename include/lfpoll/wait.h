@@ -23,6 +23,7 @@
 #include "pollfd.h"
 #include "internal/object.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 
 #ifdef __cplusplus
@@ -246,6 +247,12 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 		goto out;
 	}
 	if (ws->epfd >= 0 && epoll_ctl(ws->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		ret = lfp__neg_errno();
+		goto out;
+	}
+	/* A set that polls its fds has no epoll to refuse a closed one: ask
+	 * the kernel, or every lfp_wait would return at once on POLLNVAL. */
+	if (ws->epfd < 0 && fcntl(fd, F_GETFD) < 0) {
 		ret = lfp__neg_errno();
 		goto out;
 	}
