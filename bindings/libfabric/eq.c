@@ -9,8 +9,8 @@
  *     lfpoll would refuse a payload that does not fit in 0 bytes.
  *   - the overrun entry names the lfpoll EQ; readerr names the fid_eq.
  *   - a fabric opened for an API before 1.5 gets the provider's own copy
- *     of the error data, as fi_eq(3) says for such callers, and readerr
- *     touches only the fields of that API's struct (no err_data_size).
+ *     of the error data, as fi_eq(3) says for such callers (its struct
+ *     has err_data_size, unlike the CQ's of that time).
  *   - open flags other than FI_WRITE and FI_AFFINITY are refused
  *     (-FI_EINVAL).
  */
@@ -68,22 +68,20 @@ static ssize_t peq_readerr(struct fid_eq *fid, struct fi_eq_err_entry *buf,
 	struct lfp_eq_err_entry e;
 	ssize_t ret;
 
-	size_t n = prov_err_entry_size(eq->fabric,
-	                               offsetof(struct fi_eq_err_entry, err_data_size),
-	                               sizeof(e));
-
 	if (!buf)
 		return -FI_EINVAL;
-	/* The same layout (layout.c); memcpy keeps the two types apart.  A
-	 * caller of an API before 1.5 has the struct without err_data_size. */
-	memset(&e, 0, sizeof(e));
-	memcpy(&e, buf, n);
+	/* The same layout (layout.c); memcpy keeps the two types apart.  The
+	 * EQ's struct has had err_data_size since 1.0 (only the CQ's was
+	 * shorter before 1.5): an older caller gets it as an output. */
+	memcpy(&e, buf, sizeof(e));
+	if (prov_api_version(eq->fabric) < FI_VERSION(1, 5))
+		e.err_data_size = 0;
 	ret = lfp_eq_readerr(eq->lfp, &e, flags & FI_PEEK);
 	if (ret < 0)
 		return ret;
 	if (e.fid == &eq->lfp->fid) /* the overrun entry */
 		e.fid = (struct lfp_fid *)(void *)&eq->eq.fid;
-	memcpy(buf, &e, n);
+	memcpy(buf, &e, sizeof(e));
 	return ret;
 }
 

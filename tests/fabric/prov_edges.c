@@ -3,10 +3,12 @@
  * do not reach, through libfabric's API only (make check-fabric runs it on
  * the provider it builds, under ASan+UBSan with SANITIZE=address).
  *
- *  1. A fabric opened for an API before 1.5 passes readerr the struct of
- *     that API, which ends before err_data_size: the provider must write
- *     nothing past it (it wrote err_data_size there) and give its own copy
- *     of the error data (fi_eq(3), fi_cq(3)).
+ *  1. A fabric opened for an API before 1.5 passes fi_cq_readerr the CQ
+ *     struct of that API, which ends before err_data_size: the provider
+ *     must write nothing past it (it wrote err_data_size there) and give
+ *     its own copy of the error data (fi_cq(3)).  The EQ's struct has had
+ *     err_data_size since 1.0: fi_eq_readerr fills it, with the provider's
+ *     copy of the data.
  *  2. EQ and CQ open flags: the ones fi_eq(3) and fi_cq(3) define are
  *     taken, any other bit is refused.  lfpoll's own open flags sit among
  *     those bits; taken through fi_eq_open or fi_cq_open, they made a
@@ -131,7 +133,7 @@ static void old_api_cq_readerr(struct world *w)
 
 static void old_api_eq_readerr(struct world *w)
 {
-	const size_t old = offsetof(struct fi_eq_err_entry, err_data_size);
+	const size_t old = sizeof(struct fi_eq_err_entry); /* the same in 1.0 */
 	struct fi_eq_attr a = { .size = 8 };
 	struct fi_eq_err_entry werr, *e;
 	unsigned char mem[sizeof(struct fi_eq_err_entry) + 16];
@@ -158,6 +160,9 @@ static void old_api_eq_readerr(struct world *w)
 	       old);
 	EXPECT(e->err_data && memcmp(e->err_data, edata, sizeof(edata)) == 0,
 	       "API 1.4: fi_eq_readerr: no provider copy of the error data");
+	EXPECT(e->err_data_size == sizeof(edata), "API 1.4: fi_eq_readerr: "
+	       "err_data_size %zu, not the %zu bytes of the data",
+	       e->err_data_size, sizeof(edata));
 	MUST(fi_close(&eq->fid));
 }
 
