@@ -55,16 +55,15 @@ static ssize_t pcq_readerr(struct fid_cq *fid, struct fi_cq_err_entry *buf,
 {
 	struct pcq *cq = container_of(fid, struct pcq, cq);
 	struct lfp_cq_err_entry e;
+	/* The same layout (layout.c); the struct of an API before 1.5 ends
+	 * where err_data_size begins, which then reads as 0: the provider's
+	 * copy of the data. */
+	size_t n = prov_api_version(cq->domain->fabric) < FI_VERSION(1, 5) ?
+	           offsetof(struct fi_cq_err_entry, err_data_size) : sizeof(e);
 	ssize_t ret;
-
-	size_t n = prov_err_entry_size(cq->domain->fabric,
-	                               offsetof(struct fi_cq_err_entry, err_data_size),
-	                               sizeof(e));
 
 	if (!buf)
 		return -FI_EINVAL;
-	/* The same layout (layout.c); a caller of an API before 1.5 has
-	 * the struct without its last field, err_data_size. */
 	memset(&e, 0, sizeof(e));
 	memcpy(&e, buf, n);
 	ret = lfp_cq_readerr(cq->lfp, &e, flags & FI_PEEK);

@@ -228,12 +228,6 @@ uint32_t prov_api_version(const struct pfabric *f)
 	return f->fab.api_version;
 }
 
-size_t prov_err_entry_size(const struct pfabric *f, size_t old_size,
-                           size_t size)
-{
-	return prov_api_version(f) < FI_VERSION(1, 5) ? old_size : size;
-}
-
 /*
  * libfabric's wait object and set for a queue, as lfpoll takes them.  The
  * enum values are the same (layout.c).  FI_WAIT_POLLFD on an EQ, CQ or

@@ -89,12 +89,6 @@ struct pobj *prov_obj_of(const struct fid *fid, size_t fclass);
 void prov_obj_init(struct pobj *o, struct fid *fid, size_t fclass,
                    void *context, struct lfp_fid *lf, unsigned *parent_refs);
 uint32_t prov_api_version(const struct pfabric *f);
-/* The bytes of a caller's CQ error entry: full (size), or up to
- * err_data_size (old_size) for a fabric opened for an API before 1.5, whose
- * fi_cq_err_entry ends there (the EQ's has had the field since 1.0).
- * err_data_size then reads as 0: the provider's copy of the data. */
-size_t prov_err_entry_size(const struct pfabric *f, size_t old_size,
-                           size_t size);
 struct lfp_fid *prov_lfp_fid(const struct fid *fid);
 int prov_waitobj(enum fi_wait_obj wo, struct fid_wait *set,
                  enum lfp_wait_obj *obj, struct lfp_wait **lset, int *pollfd);

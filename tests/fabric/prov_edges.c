@@ -87,16 +87,36 @@ static void world_close(struct world *w)
 #define GUARD 0xab
 static const char edata[] = "ERRDATA";
 
-/* Whether the n bytes after a caller's struct of size `size` in mem are
- * still GUARD. */
-static int guard_intact(const unsigned char *mem, size_t size, size_t n)
+/*
+ * A caller's error entry: the struct of its API, `used` bytes, then GUARD
+ * bytes to the end of the buffer, which the provider must leave alone.
+ */
+union err_buf {
+	struct fi_cq_err_entry cq;
+	struct fi_eq_err_entry eq;
+	unsigned char b[sizeof(struct fi_cq_err_entry) +
+	                sizeof(struct fi_eq_err_entry) + 16];
+};
+
+static void err_buf_init(union err_buf *u, size_t used)
+{
+	memset(u->b, GUARD, sizeof(u->b));
+	memset(u->b, 0, used);
+}
+
+/* After an old-API readerr by `call` into u: nothing written past `used`,
+ * and err_data the provider's copy of the data. */
+static void expect_old_api_err(const char *call, const union err_buf *u,
+                               size_t used, const void *err_data)
 {
 	size_t i;
 
-	for (i = size; i < size + n; i++)
-		if (mem[i] != GUARD)
-			return 0;
-	return 1;
+	for (i = used; i < sizeof(u->b) && u->b[i] == GUARD; i++)
+		;
+	EXPECT(i == sizeof(u->b), "API 1.4: %s wrote past the caller's struct "
+	       "of %zu bytes", call, used);
+	EXPECT(err_data && memcmp(err_data, edata, sizeof(edata)) == 0,
+	       "API 1.4: %s: no provider copy of the error data", call);
 }
 
 static void old_api_cq_readerr(struct world *w)
@@ -104,8 +124,8 @@ static void old_api_cq_readerr(struct world *w)
 	/* The struct of an API before 1.5 ends where err_data_size begins. */
 	const size_t old = offsetof(struct fi_cq_err_entry, err_data_size);
 	struct fi_cq_attr a = { .size = 8, .format = FI_CQ_FORMAT_CONTEXT };
-	struct fi_cq_err_entry werr, *e;
-	unsigned char mem[sizeof(struct fi_cq_err_entry) + 16];
+	struct fi_cq_err_entry werr;
+	union err_buf u;
 	struct fid_cq *cq;
 	ssize_t r;
 
@@ -116,18 +136,12 @@ static void old_api_cq_readerr(struct world *w)
 	werr.err_data = (void *)edata;
 	werr.err_data_size = sizeof(edata);
 	MUST(w->prod->cq_writeerr(cq, &werr));
-	memset(mem, GUARD, sizeof(mem));
-	memset(mem, 0, old);
-	e = (struct fi_cq_err_entry *)(void *)mem;
-	r = fi_cq_readerr(cq, e, 0);
+	err_buf_init(&u, old);
+	r = fi_cq_readerr(cq, &u.cq, 0);
 	EXPECT(r == 1, "API 1.4: fi_cq_readerr returned %zd", r);
-	EXPECT(e->err == FI_EIO && e->op_context == (void *)&werr,
-	       "API 1.4: fi_cq_readerr: err %d", e->err);
-	EXPECT(guard_intact(mem, old, sizeof(mem) - old),
-	       "API 1.4: fi_cq_readerr wrote past the caller's struct of %zu bytes",
-	       old);
-	EXPECT(e->err_data && memcmp(e->err_data, edata, sizeof(edata)) == 0,
-	       "API 1.4: fi_cq_readerr: no provider copy of the error data");
+	EXPECT(u.cq.err == FI_EIO && u.cq.op_context == (void *)&werr,
+	       "API 1.4: fi_cq_readerr: err %d", u.cq.err);
+	expect_old_api_err("fi_cq_readerr", &u, old, u.cq.err_data);
 	MUST(fi_close(&cq->fid));
 }
 
@@ -135,8 +149,8 @@ static void old_api_eq_readerr(struct world *w)
 {
 	const size_t old = sizeof(struct fi_eq_err_entry); /* the same in 1.0 */
 	struct fi_eq_attr a = { .size = 8 };
-	struct fi_eq_err_entry werr, *e;
-	unsigned char mem[sizeof(struct fi_eq_err_entry) + 16];
+	struct fi_eq_err_entry werr;
+	union err_buf u;
 	struct fid_eq *eq;
 	ssize_t r;
 
@@ -148,21 +162,15 @@ static void old_api_eq_readerr(struct world *w)
 	werr.err_data_size = sizeof(edata);
 	r = w->prod->eq_write_err(eq, &werr);
 	EXPECT(r == (ssize_t)sizeof(werr), "eq_write_err returned %zd", r);
-	memset(mem, GUARD, sizeof(mem));
-	memset(mem, 0, old);
-	e = (struct fi_eq_err_entry *)(void *)mem;
-	r = fi_eq_readerr(eq, e, 0);
+	err_buf_init(&u, old);
+	r = fi_eq_readerr(eq, &u.eq, 0);
 	EXPECT(r == (ssize_t)sizeof(struct fi_eq_err_entry),
 	       "API 1.4: fi_eq_readerr returned %zd", r);
-	EXPECT(e->err == FI_EIO, "API 1.4: fi_eq_readerr: err %d", e->err);
-	EXPECT(guard_intact(mem, old, sizeof(mem) - old),
-	       "API 1.4: fi_eq_readerr wrote past the caller's struct of %zu bytes",
-	       old);
-	EXPECT(e->err_data && memcmp(e->err_data, edata, sizeof(edata)) == 0,
-	       "API 1.4: fi_eq_readerr: no provider copy of the error data");
-	EXPECT(e->err_data_size == sizeof(edata), "API 1.4: fi_eq_readerr: "
+	EXPECT(u.eq.err == FI_EIO, "API 1.4: fi_eq_readerr: err %d", u.eq.err);
+	expect_old_api_err("fi_eq_readerr", &u, old, u.eq.err_data);
+	EXPECT(u.eq.err_data_size == sizeof(edata), "API 1.4: fi_eq_readerr: "
 	       "err_data_size %zu, not the %zu bytes of the data",
-	       e->err_data_size, sizeof(edata));
+	       u.eq.err_data_size, sizeof(edata));
 	MUST(fi_close(&eq->fid));
 }
 
