@@ -252,9 +252,13 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	}
 	/* A set that polls its fds has no epoll to refuse a closed one: ask
 	 * the kernel, or every lfp_wait would return at once on POLLNVAL. */
-	if (ws->epfd < 0 && fcntl(fd, F_GETFD) < 0) {
-		ret = lfp__neg_errno();
-		goto out;
+	if (ws->epfd < 0) {
+		int c = lfp__nocancel_begin(); /* a look, not a sleep; the lock is held */
+
+		ret = fcntl(fd, F_GETFD) < 0 ? lfp__neg_errno() : 0;
+		lfp__nocancel_end(c);
+		if (ret)
+			goto out;
 	}
 	ret = lfp_pollfds_add(&ws->pollfds, fd, events, context);
 	if (ret) {

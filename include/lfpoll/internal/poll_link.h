@@ -20,7 +20,8 @@
  *   PUSHING  a producer owns the push
  *   TRACKED  on the ready stack or on the poller's own list
  * A producer takes IDLE -> PUSHING by CAS, re-reads the link's poll set
- * (Dekker with lfp_poll_del, which clears it and then waits out PUSHING),
+ * (Dekker with lfp_poll_del, which marks it as leaving, waits out PUSHING,
+ * and clears it at its end),
  * pushes, and stores TRACKED.  lfp_poll may take the link off the stack
  * before that store lands, so the poller drops a link only by CAS
  * TRACKED -> IDLE (L1): a link still PUSHING stays on the poller's list,
@@ -53,7 +54,8 @@ enum { LFP__LINK_IDLE, LFP__LINK_PUSHING, LFP__LINK_TRACKED };
 
 struct lfp_poll_link {
 	/* The ready stack of the poll set the object is in (lfp_poll's
-	 * ready field), or NULL: all a producer needs of the set. */
+	 * ready field), LFP__LINK_DETACHING while a del takes it out, or
+	 * NULL: all a producer needs of the set. */
 	struct lfp_poll_link **stack;
 	struct lfp_poll_link *next;   /* on the ready stack or the poller's list */
 	struct lfp_fid *fid;
@@ -239,7 +241,7 @@ LFP_INLINE int lfp__poll_link_detach(struct lfp_poll_link *l,
 /*
  * The end of a detach, once l is on no list.  TRACKED -> IDLE only: a
  * producer that loaded the stack before D1 may claim IDLE -> PUSHING now;
- * it then reads NULL and stores IDLE itself.  Overwriting its claim would
+ * it then reads the mark (or NULL) and stores IDLE itself.  Overwriting its claim would
  * let it push the link after a re-add has tracked it.
  */
 LFP_INLINE void lfp__poll_link_detached(struct lfp_poll_link *l)
