@@ -682,8 +682,14 @@ static void cancelled_sread_takes_its_signal(enum lfp_wait_obj obj)
 		              res == PTHREAD_CANCELED ? "cancelled in its sleep" :
 		              "that returned for it", (long long)dt);
 	}
-	cr_log_info("%d of 10 sreads cancelled in their sleep", cancelled);
 	cr_assert_eq(lfp_cq_close(cq), 0);
+	/* Every round also checks a signal an sread returned for; but the
+	 * case this test is for is a cancel in the sleep, which a C library
+	 * need not act on once the wake came. */
+	if (cancelled == 0)
+		cr_skip_test("no sread of 10 was cancelled in its sleep: "
+		             "this C library let each return for the signal");
+	cr_log_info("%d of 10 sreads cancelled in their sleep", cancelled);
 }
 
 Test(cq, cancelled_sread_takes_its_signal_fd)

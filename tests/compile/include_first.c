@@ -83,6 +83,25 @@ int main(void)
 			fail |= lfp_eq_close(eq) != 0;
 		}
 	}
+	/* And a blocking CQ read, whose sleep carries a cancellation cleanup
+	 * handler (pthread_cleanup_push differs between C and C++). */
+	{
+		struct lfp_cq_attr attr;
+		struct lfp_cq *cq;
+		struct lfp_cq_entry e, out;
+
+		memset(&attr, 0, sizeof(attr));
+		memset(&e, 0, sizeof(e));
+		attr.size = 4;
+		attr.wait_obj = LFP_WAIT_MUTEX_COND;
+		fail |= lfp_cq_open(&attr, &cq, NULL) != 0;
+		if (!fail) {
+			fail |= lfp_cq_sread(cq, &out, 1, NULL, 0) != -EAGAIN;
+			fail |= lfp_cq_write(cq, &e, 1) != 1;
+			fail |= lfp_cq_sread(cq, &out, 1, NULL, 0) != 1;
+			fail |= lfp_cq_close(cq) != 0;
+		}
+	}
 	if (fail)
 		fprintf(stderr, "include_first: a C library call failed\n");
 	return fail;

@@ -73,7 +73,25 @@ out_ws:
 	return ret;
 }
 
+/* The blocking CQ read: its sleep carries a cancellation cleanup handler. */
+static int use_cq_sread(void)
+{
+	struct lfp_cq_attr attr = { .size = 8, .wait_obj = LFP_WAIT_FD };
+	struct lfp_cq *cq;
+	struct lfp_cq_entry e = { NULL }, out;
+	size_t threshold = 1;
+	int ret = 1;
+
+	if (lfp_cq_open(&attr, &cq, NULL))
+		return 1;
+	if (lfp_cq_sread(cq, &out, 1, &threshold, 1) == -EAGAIN &&
+	    lfp_cq_write(cq, &e, 1) == 1 &&
+	    lfp_cq_sread(cq, &out, 1, &threshold, -1) == 1)
+		ret = 0;
+	return lfp_cq_close(cq) ? 1 : ret;
+}
+
 int main(void)
 {
-	return use_ring() || use_eq() || use_cq_cntr_sets();
+	return use_ring() || use_eq() || use_cq_cntr_sets() || use_cq_sread();
 }
