@@ -759,8 +759,8 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 		ret = lfp__cq_sread_sleep(cq, &w, remembered, deadline, &woke);
 		if (ret == -ETIMEDOUT)
 			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
-		if (ret < 0)
-			return ret; /* the wait object failed (e.g. -EBADF) */
+		if (ret < 0) /* the wait object failed (e.g. -EBADF) */
+			return lfp__cq_sread_end(cq, &w, remembered, ret);
 	}
 }
 
