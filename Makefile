@@ -302,7 +302,14 @@ ifeq ($(SANITIZE),)
 CHECK_MORE := check-docs check-cxx check-install check-repo
 endif
 
-check-build: check-compile $(EXAMPLES) $(CXX_EXAMPLES)
+# The header and user-program compile checks test how code builds, which a
+# sanitizer changes nothing in: the plain build runs them, the sanitizer
+# builds do not repeat them.
+ifeq ($(SANITIZE),)
+CHECK_COMPILE := check-compile
+endif
+
+check-build: $(CHECK_COMPILE) $(EXAMPLES) $(CXX_EXAMPLES)
 	@:
 
 # check builds on every CPU unless make was given its own -j (most of a
@@ -364,7 +371,7 @@ bench-deps:
 # Results and plots go to $(B)/bench-results/, never into the tracked tree;
 # docs/performance.md holds the reference figures.
 bench: bench-deps
-	@$(MAKE) --no-print-directory $(BENCHES)
+	@$(MAKE) --no-print-directory $(CHECK_J) $(BENCHES)
 	@BENCH_OUT=$(B)/bench-results sh bench/run $(BENCHES)
 
 # Instructions per item from callgrind, on a -march=x86-64-v2 build

@@ -45,7 +45,8 @@ $(B)/tests/broken/stress_%: tests/stress_%.c $(wildcard tests/*.h)
 		$< -o $@ $(LDFLAGS) $(LDLIBS)
 
 .PHONY: check-broken
-check-broken: $(B)/tests/stress_sched $(STRESS_BROKEN)
+check-broken:
+	@$(MAKE) --no-print-directory $(CHECK_J) $(B)/tests/stress_sched $(STRESS_BROKEN)
 	@caught=0; missed=0; \
 	for d in $(SCHED_DEFECTS); do \
 		if sh tests/run-broken-one $(SCHED_TIMEOUT) $(B)/tests/stress_sched \
