@@ -1,10 +1,10 @@
 # 32-bit builds, included by the top-level Makefile (tests/*.mk).
 #
-#   make check-ilp32       build tests/ilp32/cq_formats and a few stress
+#   make check-ilp32       build tests/ilp32/*.c and a few stress
 #                          programs as static 32-bit x86 programs (the i686
-#                          cross compiler) and run them; skipped, with a
-#                          line saying why, off x86 or where the kernel
-#                          cannot run them
+#                          cross compiler) and run them, under qemu-i386
+#                          where the kernel cannot; skipped, with a line
+#                          saying why, off x86 or without either
 #   make ilp32-clean       remove build-ilp32/
 #
 # Pointers and size_t are 4 bytes there, so the CQ formats' sizes are
@@ -19,8 +19,8 @@ I32_CC     ?= i686-linux-gnu-gcc
 I32_B      := build-ilp32
 I32_CFLAGS := -O2 $(STD_C) $(WARN) -Wno-psabi -Iinclude -Itests \
               -DLFP_ATOMIC_BUILTINS -DLFP_STATS -pthread
-I32_SRCS   := tests/ilp32/cq_formats.c tests/stress_cq.c tests/stress_ring.c \
-              tests/stress_sched.c
+I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c \
+              tests/stress_cq.c tests/stress_ring.c tests/stress_sched.c
 I32_PROGS  := $(addprefix $(I32_B)/,$(notdir $(basename $(I32_SRCS))))
 
 .PHONY: check-ilp32 ilp32-deps ilp32-clean
@@ -44,31 +44,46 @@ $(I32_B)/stress_%: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h)
 	$(call say,CC32,$@)
 	$(Q)$(I32_CC) $(I32_CFLAGS) $< -o $@ -static
 
-# A program that cannot even start says nothing about lfpoll: skip then.
+# Where the kernel runs no 32-bit programs, each runs under qemu-i386
+# (Debian qemu-user), through a launcher of its own as check-arm64's: user
+# emulation keeps the 32-bit size_t and pointers, which is what these
+# checks are about.  Without either, a program cannot even start and says
+# nothing about lfpoll: skipped, with the reason.
+I32_QEMU ?= qemu-i386
+
 check-ilp32: ilp32-deps
 	@case "$$(uname -m)" in x86_64|i?86) ;; \
 	*) echo "check-ilp32: skipped: not an x86 host"; exit 0 ;; esac; \
 	$(MAKE) --no-print-directory $(CHECK_J) $(I32_PROGS) || exit 1; \
 	printf 'int main(void) { return 0; }\n' > $(I32_B)/probe.c && \
 	$(I32_CC) $(I32_B)/probe.c -o $(I32_B)/probe -static && \
-	if ! $(I32_B)/probe; then \
-		echo "check-ilp32: skipped: this kernel does not run 32-bit programs"; \
-		exit 0; \
-	fi; \
-	sh tests/run-tests $(I32_PROGS)
+	if $(I32_B)/probe 2>/dev/null; then \
+		sh tests/run-tests $(I32_PROGS); \
+	elif command -v $(I32_QEMU) >/dev/null 2>&1 && $(I32_QEMU) $(I32_B)/probe; then \
+		echo "check-ilp32: this kernel runs no 32-bit programs: under $(I32_QEMU)"; \
+		mkdir -p $(I32_B)/qemu; progs=; \
+		for p in $(I32_PROGS); do \
+			l=$(I32_B)/qemu/$$(basename $$p); \
+			printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(I32_QEMU)' "$$(realpath $$p)" > $$l; \
+			chmod +x $$l; progs="$$progs $$l"; \
+		done; \
+		sh tests/run-tests $$progs; \
+	else \
+		echo "check-ilp32: skipped: this kernel runs no 32-bit programs, and $(I32_QEMU) (qemu-user) is missing"; \
+	fi
 
-# Built natively too, cq_formats runs in make check beside the stress
-# programs (and under both sanitizers): one program checks the formats on
+# Built natively too, cq_formats and ring_limits run in make check beside
+# the stress programs (and under both sanitizers): each program checks
 # 64-bit and 32-bit builds.
-$(B)/tests/cq_formats: tests/ilp32/cq_formats.c $(wildcard tests/*.h)
+$(B)/tests/%: tests/ilp32/%.c $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # check-progs's prerequisites were expanded when its rule was read; the
 # list check-run runs is expanded when it runs.
-check-progs: $(B)/tests/cq_formats
-RUN_PROGS += $(B)/tests/cq_formats
+check-progs: $(B)/tests/cq_formats $(B)/tests/ring_limits
+RUN_PROGS += $(B)/tests/cq_formats $(B)/tests/ring_limits
 
 CLEAN_DIRS += $(I32_B)
 

@@ -191,6 +191,8 @@ LFP_INLINE void lfp__ring_shape(size_t capacity, size_t slot_size, unsigned mode
 LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
                                    uint64_t flags)
 {
+	size_t room;
+
 	if (flags & ~(uint64_t)LFP__RING_FLAGS)
 		return 0;
 	if (capacity < 2 || capacity > LFP_RING_MAX_CAPACITY ||
@@ -199,9 +201,12 @@ LFP_INLINE int lfp__ring_params_ok(size_t capacity, size_t slot_size,
 	if (slot_size == 0 || slot_size > (size_t)INT32_MAX)
 		return 0;
 	/* Room for capacity lines of slot_size (the largest stride, rounded
-	 * up), the words or metadata beside them and their alignment. */
-	if (LFP__LINE_UP(slot_size + LFP__RING_HDR) >
-	    (SIZE_MAX - LFP_CACHELINE) / capacity - LFP__RING_HDR)
+	 * up), the words or metadata beside them and their alignment.  With
+	 * a 32-bit size_t the room per slot can be less than the header
+	 * (capacity 2^29 and up): refused before the subtraction wraps. */
+	room = (SIZE_MAX - LFP_CACHELINE) / capacity;
+	if (room < LFP__RING_HDR ||
+	    LFP__LINE_UP(slot_size + LFP__RING_HDR) > room - LFP__RING_HDR)
 		return 0;
 	return 1;
 }
