@@ -53,7 +53,9 @@
  *   J  the error count: an error writer parked between counting and
  *      publishing (errq.write.half) while a reader takes what is queued and
  *      another writer queues an error and an event: the read must return
- *      -LFP_EAVAIL.
+ *      -LFP_EAVAIL.  J2: the same with the first writer parked between its
+ *      claim and its publish (errq.write.claimed), so the second error is
+ *      queued behind an unpublished head (EQ read and peek, CQ read).
  *   L  a burst that reaches a slot a consumer has claimed but not copied
  *      out (ring.cons.claimed) stops short of it at once: the consumer
  *      copies out its own entry, not the producer's.
@@ -316,7 +318,8 @@ static int poll_in(int fd, int timeout_ms)
 enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
 	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
-	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT, CALL_POLL_DEL
+	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT, CALL_POLL_DEL,
+	CALL_CQ_WRITE_ERR
 };
 
 struct call {
@@ -396,6 +399,15 @@ static void *call_main(void *arg)
 		e.err = EIO;
 		e.data = c->value;
 		c->ret = lfp_eq_write_err(c->eq, &e);
+		break;
+	}
+	case CALL_CQ_WRITE_ERR: {
+		struct lfp_cq_err_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.err = EIO;
+		e.data = c->value;
+		c->ret = lfp_cq_writeerr(c->cq, &e);
 		break;
 	}
 	case CALL_RING_ENQ: { /* a burst of count entries: value, value + 1, ... */
@@ -1741,6 +1753,98 @@ static unsigned j_drain_errors(struct lfp_eq *eq, uint64_t *datas)
 }
 
 /*
+ * J2: the first error writer parked between its claim of the error queue's
+ * head position and its publish (errq.write.claimed); a second writer
+ * queues an error behind it, then an event.  The event must not be read
+ * (or peeked) ahead of the second error: -LFP_EAVAIL.  The error check
+ * looked at the head entry only, found it unpublished, and let the event
+ * through while the second error was queued.  readerr cannot take the
+ * second error past the first (-EAGAIN meanwhile); released, the first
+ * writer's error comes out, then the second, then the event.
+ */
+static void j2_eq(void)
+{
+	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, 0, 0, NULL);
+	struct lfp_eq_err_entry err;
+	uint64_t v = 7, datas;
+	uint32_t ev;
+	struct call w;
+	ssize_t n;
+
+	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.claimed", &eq->errq);
+	w.eq = eq;
+	w.value = 1;
+	call_start_parked(&w, "J2: the first error writer (EQ)");
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.data = 2;
+	n = lfp_eq_write_err(eq, &err);
+	CHECK(n == (ssize_t)sizeof(err), "lfp_eq_write_err: %zd", n);
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), LFP_PEEK);
+	CHECK(n == -LFP_EAVAIL, "J2: EQ: a peek returned %zd while an error its "
+	      "writer queued before the event was queued behind a write under "
+	      "way at the error queue's head", n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == -LFP_EAVAIL, "J2: EQ: a read returned %zd while an error its "
+	      "writer queued before the event was queued behind a write under "
+	      "way at the error queue's head", n);
+	parker_release(&w.park);
+	CHECK(call_wait(&w, 10), "J2: the parked error writer hung");
+	call_join(&w);
+	CHECK(w.ret == (ssize_t)sizeof(err), "J2: parked write_err: %zd", w.ret);
+	CHECK(j_drain_errors(eq, &datas) == 2 && datas == 3,
+	      "J2: EQ: errors read: data %#llx, want 0x3", (unsigned long long)datas);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 7, "J2: EQ: the event after the "
+	      "errors: %zd", n);
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+}
+
+/* J2 on a CQ, whose read passes the same error check. */
+static void j2_cq(void)
+{
+	struct lfp_cq_attr a = { .size = 16 };
+	struct lfp_cq_err_entry err;
+	struct lfp_cq_entry e = { (void *)7 }, out;
+	struct lfp_cq *cq;
+	struct call w;
+	uint64_t datas = 0;
+	ssize_t n;
+
+	CHECK(lfp_cq_open(&a, &cq, NULL) == 0, "lfp_cq_open");
+	call_init(&w, CALL_CQ_WRITE_ERR, "errq.write.claimed", &cq->errq);
+	w.cq = cq;
+	w.value = 1;
+	call_start_parked(&w, "J2: the first error writer (CQ)");
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.data = 2;
+	n = lfp_cq_writeerr(cq, &err);
+	CHECK(n == 0 || n == (ssize_t)sizeof(err), "lfp_cq_writeerr: %zd", n);
+	CHECK(lfp_cq_write(cq, &e, 1) == 1, "lfp_cq_write");
+	n = lfp_cq_read(cq, &out, 1);
+	CHECK(n == -LFP_EAVAIL, "J2: CQ: a read returned %zd while an error its "
+	      "producer queued before the completion was queued behind a write "
+	      "under way at the error queue's head", n);
+	parker_release(&w.park);
+	CHECK(call_wait(&w, 10), "J2: the parked error writer hung");
+	call_join(&w);
+	for (;;) {
+		memset(&err, 0, sizeof(err));
+		if (lfp_cq_readerr(cq, &err, 0) <= 0)
+			break;
+		datas |= err.data;
+	}
+	CHECK(datas == 3, "J2: CQ: errors read: data %#llx, want 0x3",
+	      (unsigned long long)datas);
+	CHECK(lfp_cq_read(cq, &out, 1) == 1 && out.op_context == (void *)7,
+	      "J2: CQ: the completion after the errors");
+	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
+}
+
+/*
  * The error count that lets the event path skip the error queue: a writer
  * parked between counting and publishing its error (errq.write.half) while
  * a reader takes whatever is queued, another writer queues an error and
@@ -1785,8 +1889,11 @@ static void test_j(void)
 	CHECK(n == (ssize_t)sizeof(v) && v == 7, "J: the event after the errors: "
 	      "%zd", n);
 	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
-	printf("  J: ok: an error writer parked between its count and its publish "
-	       "does not let a later event pass a later error\n");
+	j2_eq();
+	j2_cq();
+	printf("  J: ok: an error writer parked between its count and its publish, "
+	       "or between its claim and its publish (J2), does not let a later "
+	       "event pass a later error (EQ read and peek, CQ read)\n");
 }
 
 /* ================================================================ L */
@@ -2501,8 +2608,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (b && *b) {
 		CHECK((strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQH", b[0])) ||
-		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0,
-		      "LFP_BROKEN=%s: one of A B D1 C E F G I J L S X K T O O3 Q, "
+		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0 ||
+		      strcmp(b, "J2") == 0,
+		      "LFP_BROKEN=%s: one of A B D1 C E F G I J J2 L S X K T O O3 Q, "
 		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "

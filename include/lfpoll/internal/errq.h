@@ -142,9 +142,35 @@ LFP_INLINE int lfp__errq_write(struct lfp__errq *q, const void *entry,
  */
 LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
 {
+	struct lfp__ring_geo g;
+	uint64_t tail, head, pos;
+
 	if (lfp__ld_rlx_u32(&q->final) && !LFP__BROKEN("O3"))
 		return 0;
-	return lfp__ring_ready(&q->ring);
+	if (lfp__ring_ready(&q->ring))
+		return 1;
+	if (LFP__BROKEN("J2"))
+		return 0;
+	/*
+	 * The head entry is not published: a write that claimed it is under
+	 * way.  An error published behind it is queued all the same, and an
+	 * event its writer published after it must not come out first
+	 * (docs/design.md 6.1, "a write stalled at the head").  Relaxed loads
+	 * suffice: a reader that took such an event with acquire sees that
+	 * writer's claim of head and its publish of the error, or later
+	 * values of both (coherence).  At most a capacity of positions, and
+	 * only while an error write is under way.
+	 */
+	g = lfp__ring_geo(&q->ring);
+	tail = lfp__ld_rlx_u64(&q->ring.tail);
+	head = lfp__ld_rlx_u64(&q->ring.head);
+	if (head - tail > (uint64_t)g.mask + 1)
+		head = tail + g.mask + 1; /* tail went stale meanwhile */
+	for (pos = tail; pos != head; pos++)
+		if (lfp__slot_is_full(&g, lfp__ld_rlx_u64(lfp__slot_wordp(&g, pos)),
+		                      pos))
+			return 1;
+	return 0;
 }
 
 LFP_INLINE int lfp__errq_ready(const struct lfp__errq *q)
