@@ -163,7 +163,9 @@ int pcq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 			return -FI_EINVAL;
 		a.flags = attr->flags;
 		a.signaling_vector = attr->signaling_vector;
-		a.wait_cond = (enum lfp_cq_wait_cond)attr->wait_cond;
+		/* fi_cq(3): wait_cond is ignored with FI_WAIT_NONE. */
+		if (attr->wait_obj != FI_WAIT_NONE)
+			a.wait_cond = (enum lfp_cq_wait_cond)attr->wait_cond;
 	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)

@@ -14,6 +14,8 @@
  *     those bits; taken through fi_eq_open or fi_cq_open, they made a
  *     queue single-producer or single-consumer, and two threads' writes
  *     or reads then hung.
+ *  3. A CQ's wait_cond is ignored with FI_WAIT_NONE (fi_cq(3)); the
+ *     provider passed it on, and lfpoll refused one it does not know.
  *
  * Exits 0 when every check holds, 1 with a line per failed check.
  */
@@ -224,6 +226,31 @@ static void open_flags(struct world *w)
 	}
 }
 
+/* ------------------------------------------------------------ 3 */
+
+/* fi_cq(3): wait_cond "is ignored if wait_obj is set to FI_WAIT_NONE";
+ * with a wait object, a condition fi_cq(3) does not define is refused. */
+static void wait_cond_ignored(struct world *w)
+{
+	struct fi_cq_attr ca = { .size = 8, .format = FI_CQ_FORMAT_CONTEXT,
+	                         .wait_obj = FI_WAIT_NONE,
+	                         .wait_cond = (enum fi_cq_wait_cond)77 };
+	struct fid_cq *cq = NULL;
+	int ret;
+
+	ret = fi_cq_open(w->domain, &ca, &cq, NULL);
+	EXPECT(ret == 0, "fi_cq_open with FI_WAIT_NONE and wait_cond 77 returned "
+	       "%d: the condition is to be ignored", ret);
+	if (!ret)
+		MUST(fi_close(&cq->fid));
+	ca.wait_obj = FI_WAIT_UNSPEC;
+	ret = fi_cq_open(w->domain, &ca, &cq, NULL);
+	EXPECT(ret == -FI_EINVAL, "fi_cq_open with a wait object and wait_cond 77 "
+	       "returned %d, not -FI_EINVAL", ret);
+	if (!ret)
+		MUST(fi_close(&cq->fid));
+}
+
 int main(void)
 {
 	struct world w;
@@ -235,6 +262,7 @@ int main(void)
 	world_close(&w);
 	world_open(&w, FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION));
 	open_flags(&w);
+	wait_cond_ignored(&w);
 	world_close(&w);
 	printf("prov_edges: %s\n", failed ? "FAILED" : "ok");
 	return failed;
