@@ -319,7 +319,7 @@ enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
 	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
 	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT, CALL_POLL_DEL,
-	CALL_CQ_WRITE_ERR
+	CALL_CQ_WRITE_ERR, CALL_RING_PEEK
 };
 
 struct call {
@@ -422,6 +422,14 @@ static void *call_main(void *arg)
 	case CALL_RING_DEQ:
 		c->ret = lfp_ring_dequeue(c->ring, &c->value, sizeof(c->value));
 		break;
+	case CALL_RING_PEEK: { /* the ticket in count */
+		uint64_t ticket = 0;
+
+		c->ret = lfp_ring_peek(c->ring, &c->value, sizeof(c->value),
+		                       &ticket);
+		c->count = (size_t)ticket;
+		break;
+	}
 	case CALL_EQ_SREAD:
 		payload = 0;
 		c->ret = lfp_eq_sread(c->eq, &c->event, &payload, sizeof(payload),
@@ -1989,6 +1997,55 @@ static void ring_skip(struct lfp_ring *r, uint64_t n)
 #define S_SKIP (((uint64_t)1 << 31) + 4)
 
 /*
+ * S2: a peeker parked after loading tail (ring.peek.guessed) at position 0
+ * while 2^32 - 2 more positions pass; the ring then holds 1, 2 and 3 at
+ * 2^32 - 2, 2^32 - 1 and 2^32, the last in the slot of position 0, with
+ * the same 32-bit sequence.  The peek must return 1, the head, not 3: it
+ * took the slot for position 0's and returned 3 with ticket 0, whose
+ * consume then failed.
+ */
+static void s2_peek(void)
+{
+	struct lfp_ring *ring;
+	struct call c;
+	uint64_t v;
+
+	CHECK(lfp_ring_create(4, sizeof(v), &ring) == 0, "lfp_ring_create");
+	v = 100;
+	CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == 0, "enqueue");
+	call_init(&c, CALL_RING_PEEK, "ring.peek.guessed", ring);
+	c.ring = ring;
+	call_start_parked(&c, "S2: a peeker");
+	/* 100 out, then one more in and out: tail 2, 2^32 - 4 short of the
+	 * position 2^32 - 2 (ring_skip moves by multiples of 4). */
+	CHECK(lfp_ring_dequeue(ring, &v, sizeof(v)) == (ssize_t)sizeof(v), "out");
+	CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == 0, "in");
+	CHECK(lfp_ring_dequeue(ring, &v, sizeof(v)) == (ssize_t)sizeof(v), "out");
+	CHECK(lfp_ring_count(ring) == 0, "S2: setup");
+	ring_skip(ring, ((uint64_t)1 << 32) - 4);
+	for (v = 1; v <= 3; v++)
+		CHECK(lfp_ring_enqueue(ring, &v, sizeof(v)) == 0, "S2: enqueue %llu",
+		      (unsigned long long)v);
+	parker_release(&c.park);
+	CHECK(call_wait(&c, 10), "S2: the parked peek hung");
+	call_join(&c);
+	CHECK(c.ret == (ssize_t)sizeof(v) && c.value == 1 &&
+	      (uint64_t)c.count == ((uint64_t)1 << 32) - 2,
+	      "S2: a peek stalled while 2^32 positions passed returned %zd, "
+	      "entry %llu with ticket %#llx, not the head (1 at %#llx)", c.ret,
+	      (unsigned long long)c.value, (unsigned long long)c.count,
+	      (unsigned long long)(((uint64_t)1 << 32) - 2));
+	CHECK(lfp_ring_consume(ring, c.count) == 0, "S2: consume of the ticket");
+	for (v = 2; v <= 3; v++) {
+		uint64_t got = 0;
+
+		CHECK(lfp_ring_dequeue(ring, &got, sizeof(got)) == (ssize_t)sizeof(got) &&
+		      got == v, "S2: then %llu", (unsigned long long)v);
+	}
+	lfp_ring_destroy(ring);
+}
+
+/*
  * A producer (consumer) whose guess of head (tail) went 2^31 positions
  * stale while it stalled before reading the slot: the slot's 32-bit
  * sequence then looks older than the guess, which is what "full" ("empty")
@@ -2071,8 +2128,10 @@ static void test_s(void)
 	CHECK(lfp_eq_write(eq, 1, &v, sizeof(v), 0) == (ssize_t)sizeof(v),
 	      "S: the EQ refuses writes");
 	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+	s2_peek();
 	printf("  S: ok: a producer or consumer whose index guess went 2^31 "
-	       "positions stale re-reads it (ring, EQ)\n");
+	       "positions stale re-reads it (ring, EQ); a peek whose went 2^32 "
+	       "stale returns the head (S2)\n");
 }
 
 /* ================================================================ X */
@@ -2609,8 +2668,8 @@ int main(int argc, char **argv)
 	if (b && *b) {
 		CHECK((strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQH", b[0])) ||
 		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0 ||
-		      strcmp(b, "J2") == 0,
-		      "LFP_BROKEN=%s: one of A B D1 C E F G I J J2 L S X K T O O3 Q, "
+		      strcmp(b, "J2") == 0 || strcmp(b, "S2") == 0,
+		      "LFP_BROKEN=%s: one of A B D1 C E F G I J J2 L S S2 X K T O O3 Q, "
 		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "

@@ -73,6 +73,21 @@ out_ws:
 	return ret;
 }
 
+/* A ticket written out as a constant: the consume's store of ticket + 1
+ * (a single consumer's) once did not assemble for one from 2^31 - 1 to
+ * 2^32 - 2 (movq takes no such immediate). */
+static int use_ring_ticket(void)
+{
+	struct lfp_ring *r;
+	int ret;
+
+	if (lfp_ring_create_flags(8, 8, LFP_SINGLE_CONSUMER, &r))
+		return 1;
+	ret = lfp_ring_consume(r, 0xfffffffeu); /* never peeked: stale */
+	lfp_ring_destroy(r);
+	return ret != -ESTALE;
+}
+
 /* The blocking CQ read: its sleep carries a cancellation cleanup handler. */
 static int use_cq_sread(void)
 {
@@ -93,5 +108,6 @@ static int use_cq_sread(void)
 
 int main(void)
 {
-	return use_ring() || use_eq() || use_cq_cntr_sets() || use_cq_sread();
+	return use_ring() || use_ring_ticket() || use_eq() || use_cq_cntr_sets() ||
+	       use_cq_sread();
 }

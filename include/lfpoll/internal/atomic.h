@@ -175,15 +175,33 @@ LFP_INLINE void lfp__copy_racy_in(void *dst, const void *src, size_t n)
 #  define LFP__REL()      ck_pr_fence_strict_release()
 #endif
 
+/*
+ * ck_pr_store_64 on x86-64 lets the compiler give movq an unsigned 32-bit
+ * immediate, which movq sign-extends: a store of a constant from 2^31 to
+ * 2^32 - 1 (a ticket a caller wrote out, say) did not assemble.  Such a
+ * constant, known only once inlined, goes through a register; no other
+ * store changes.
+ */
+#if defined(__x86_64__)
+#  define LFP__ST_VALUE(v)                                                     \
+	do {                                                                   \
+		if (__builtin_constant_p(v) &&                                 \
+		    (uint64_t)(v) - 0x80000000u <= 0x7fffffffu)                \
+			__asm__("" : "+r"(v));                                 \
+	} while (0)
+#else
+#  define LFP__ST_VALUE(v) ((void)0)
+#endif
+
 #define LFP__ATOMIC_OPS(T, S, W)                                               \
 LFP_INLINE T lfp__ld_rlx_##S(const T *p)                                       \
 { return ck_pr_load_##W(p); }                                                  \
 LFP_INLINE T lfp__ld_acq_##S(const T *p)                                       \
 { T v = ck_pr_load_##W(p); LFP__ACQ(); return v; }                            \
 LFP_INLINE void lfp__st_rlx_##S(T *p, T v)                                     \
-{ ck_pr_store_##W(p, v); }                                                     \
+{ LFP__ST_VALUE(v); ck_pr_store_##W(p, v); }                                   \
 LFP_INLINE void lfp__st_rel_##S(T *p, T v)                                     \
-{ LFP__REL(); ck_pr_store_##W(p, v); }                                        \
+{ LFP__REL(); LFP__ST_VALUE(v); ck_pr_store_##W(p, v); }                       \
 LFP_INLINE int lfp__cas_##S(T *p, T *expected, T desired)                      \
 { int ok; LFP__RMW_PRE();                                                      \
   ok = ck_pr_cas_##W##_value(p, *expected, desired, expected);                 \

@@ -466,7 +466,12 @@ LFP_FORCE_INLINE uint32_t lfp__slot_meta(const struct lfp__ring_geo *g,
  * (at most cap2 bytes) to d2.  Returns the entry's whole length, -EAGAIN, or
  * -LFP_ETOOSMALL; *ticket names the entry for lfp_ring_consume() and *meta
  * is its metadata.  A seqlock read: the copy counts only if the slot word
- * did not change during it.
+ * did not change during it, and only if tail is still pos after it.  The
+ * word's 32-bit sequence cannot tell pos from a position 2^32 later: a
+ * peeker stalled after loading tail while that many entries passed found
+ * the slot "full" with a later lap's entry, not the head (S2).  tail, 64
+ * bits, can: equal after the copy, pos was the head, and the word, which
+ * no later lap can write before pos is consumed, was pos's.
  */
 LFP_INLINE ssize_t lfp__slot_peek_split(struct lfp_ring *r, void *d1, size_t n1,
                                         void *d2, size_t cap2, uint64_t *ticket,
@@ -479,15 +484,22 @@ LFP_INLINE ssize_t lfp__slot_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 
 	pos = lfp__ld_rlx_u64(&r->tail);
 	for (;;) {
+		LFP__SCHED("ring.peek.guessed", r);
 		w = lfp__slot_wordp(&g, pos);
 		word = lfp__ld_acq_u64(w); /* R3 as in the claim */
 		if (lfp__slot_is_full(&g, word, pos)) {
 			len = (uint32_t)word & g.len_mask;
 			*meta = (uint32_t)word;
 			if (len == 0) {
-				/* Nothing to copy: the word alone is the entry. */
-				*ticket = pos;
-				return 0;
+				/* Nothing to copy: the word alone is the
+				 * entry, if pos is still the head. */
+				if (lfp__ld_rlx_u64(&r->tail) == pos ||
+				    LFP__BROKEN("S2")) {
+					*ticket = pos;
+					return 0;
+				}
+				pos = lfp__ld_rlx_u64(&r->tail);
+				continue;
 			}
 			if (len < n1 || len - n1 > cap2) {
 				if (lfp__ld_rlx_u64(&r->tail) == pos)
@@ -500,7 +512,9 @@ LFP_INLINE ssize_t lfp__slot_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 				 * re-check; pairs with R6 in the producer that
 				 * could be refilling this slot. */
 				lfp__fence_acq();
-				if (lfp__ld_rlx_u64(w) == word) {
+				if (lfp__ld_rlx_u64(w) == word &&
+				    (lfp__ld_rlx_u64(&r->tail) == pos ||
+				     LFP__BROKEN("S2"))) {
 					*ticket = pos;
 					return (ssize_t)len;
 				}
