@@ -319,7 +319,7 @@ enum call_kind {
 	CALL_CQ_SREAD, CALL_CNTR_WAIT, CALL_CQ_WRITE, CALL_CNTR_INC,
 	CALL_CQ_READ, CALL_EQ_READ, CALL_EQ_WRITE, CALL_EQ_WRITE_ERR,
 	CALL_RING_ENQ, CALL_RING_DEQ, CALL_EQ_SREAD, CALL_WAIT, CALL_POLL_DEL,
-	CALL_CQ_WRITE_ERR, CALL_RING_PEEK
+	CALL_CQ_WRITE_ERR, CALL_RING_PEEK, CALL_TRYWAIT
 };
 
 struct call {
@@ -379,6 +379,9 @@ static void *call_main(void *arg)
 		break;
 	case CALL_CNTR_INC:
 		c->ret = lfp_cntr_inc(c->cntr, c->value);
+		break;
+	case CALL_TRYWAIT:
+		c->ret = lfp_trywait(&c->fid, 1);
 		break;
 	case CALL_CQ_READ:
 		c->ret = lfp_cq_read(c->cq, buf, 1);
@@ -1735,11 +1738,46 @@ static void i_one(enum lfp_wait_obj obj)
 	CHECK(lfp_wait_close(ws) == 0, "lfp_wait_close");
 }
 
+/*
+ * I2: two trywaits on a counter of its own find one batch of events; the
+ * first is parked after its check (cntr.trywait.ready) while the second
+ * reports the batch (-EAGAIN).  Released, the first must not report it
+ * again: it arms and returns 0 (lfp_cntr(3): each batch is reported to
+ * one of them).  Both marked the batch with a plain store, and both
+ * returned -EAGAIN.
+ */
+static void i2_one(enum lfp_wait_obj obj)
+{
+	struct lfp_cntr *cn = open_cntr(obj, NULL, NULL);
+	struct lfp_fid *fid = &cn->fid;
+	struct call t;
+	int ret;
+
+	CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
+	call_init(&t, CALL_TRYWAIT, "cntr.trywait.ready", cn);
+	t.fid = fid;
+	call_start_parked(&t, "I2: a trywait (%s)", obj_name(obj));
+	ret = lfp_trywait(&fid, 1);
+	CHECK(ret == -EAGAIN, "I2: %s: the second trywait: %d", obj_name(obj), ret);
+	parker_release(&t.park);
+	CHECK(call_wait(&t, 10), "I2: the parked trywait hung");
+	call_join(&t);
+	CHECK(t.ret == 0, "I2: %s: a batch of one event was reported to two "
+	      "trywaits (the parked one returned %zd, not 0)", obj_name(obj), t.ret);
+	CHECK(lfp_cntr_inc(cn, 1) == 0, "lfp_cntr_inc");
+	ret = lfp_trywait(&fid, 1);
+	CHECK(ret == -EAGAIN, "I2: %s: the next batch: %d", obj_name(obj), ret);
+	CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
+}
+
 static void test_i(void)
 {
 	i_one(LFP_WAIT_FD);
+	i2_one(LFP_WAIT_FD);
+	i2_one(LFP_WAIT_MUTEX_COND);
 	printf("  I: ok: a counter in a wait set and a poll set wakes the "
-	       "fi_poll(3) loop after its link is pushed\n");
+	       "fi_poll(3) loop after its link is pushed; two trywaits on a "
+	       "counter report one batch once (I2)\n");
 }
 
 /* ================================================================ J */
@@ -2668,8 +2706,10 @@ int main(int argc, char **argv)
 	if (b && *b) {
 		CHECK((strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQH", b[0])) ||
 		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0 ||
-		      strcmp(b, "J2") == 0 || strcmp(b, "S2") == 0,
-		      "LFP_BROKEN=%s: one of A B D1 C E F G I J J2 L S S2 X K T O O3 Q, "
+		      strcmp(b, "J2") == 0 || strcmp(b, "S2") == 0 ||
+		      strcmp(b, "I2") == 0,
+		      "LFP_BROKEN=%s: one of A B D1 C E F G I I2 J J2 L S S2 X K T O O3 "
+		      "Q, "
 		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);
 		printf("stress_sched: LFP_BROKEN=%s: defect %s's old behaviour is "

@@ -62,16 +62,34 @@ LFP_INLINE int lfp__cntr_ready(void *arg)
 	return lfp__ld_acq_u64(&c->events) != lfp__ld_rlx_u64(&c->trywait_seen);
 }
 
+/*
+ * Blocking is safe once the caller has seen every event so far: the
+ * trywait itself marks them seen, so -EAGAIN reports new ones once.  The
+ * mark moves trywait_seen from the value the caller read before its check
+ * (a full-barrier CAS): of several trywaits that found one batch, one
+ * reports it, and the others try again, which arms them (or reports a
+ * newer batch).  A plain store let two report the same batch (I2).
+ */
 LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)(void *)fid;
-	int ret = lfp__obj_trywait(fid);
+	uint64_t seen, ev;
+	int ret;
 
-	/* Blocking is safe once the caller has seen every event so far: the
-	 * trywait itself marks them seen, so -EAGAIN reports new ones once. */
-	if (ret == -EAGAIN && !c->w.set)
-		lfp__st_rlx_u64(&c->trywait_seen, lfp__ld_acq_u64(&c->events)); /* as above */
-	return ret;
+	for (;;) {
+		seen = lfp__ld_rlx_u64(&c->trywait_seen);
+		ret = lfp__obj_trywait(fid);
+		if (ret != -EAGAIN || c->w.set)
+			return ret;
+		LFP__SCHED("cntr.trywait.ready", c);
+		ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
+		if (LFP__BROKEN("I2")) {
+			lfp__st_rlx_u64(&c->trywait_seen, ev);
+			return ret;
+		}
+		if (ev != seen && lfp__cas_u64(&c->trywait_seen, &seen, ev))
+			return ret;
+	}
 }
 
 static const struct lfp__class lfp__cntr_class = {
