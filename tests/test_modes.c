@@ -156,6 +156,22 @@ Test(modes, second_consumer_on_index_ring_aborts, .signal = SIGABRT)
 	misuse(SP | SC, 0);
 }
 
+/* A peek is a consumer call: beside a parked dequeue on a single-consumer
+ * per-slot ring it aborts too (the check once covered the index ring's
+ * peek only). */
+Test(modes, peek_beside_consumer_on_single_consumer_ring_aborts, .signal = SIGABRT)
+{
+	struct parked_call c;
+	unsigned char out[16];
+	uint64_t ticket;
+
+	cr_assert_eq(lfp_ring_create_flags(8, sizeof(item), SC, &ring), 0);
+	cr_assert_eq(lfp_ring_enqueue(ring, item, sizeof(item)), 0);
+	park_in(&c, "ring.cons.claimed", ring, ring_get, NULL);
+	(void)lfp_ring_peek(ring, out, sizeof(out), &ticket); /* aborts */
+	unpark(&c);
+}
+
 static struct lfp_eq *g_eq;
 
 static void eq_put(void *arg)

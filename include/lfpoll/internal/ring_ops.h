@@ -410,10 +410,14 @@ LFP_INLINE ssize_t lfp__ring_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 {
 	ssize_t ret;
 
-	if (r->mode != LFP__RING_INDEX)
-		return lfp__slot_peek_split(r, d1, n1, d2, cap2, ticket, meta);
+	/* A consumer call like the others: LFP_DEBUG's check of a single
+	 * consumer covers it in every mode (a per-slot peek is a safe
+	 * read, but lfp_ring(3) forbids the overlap all the same). */
 	lfp__side_enter(r, 0);
-	ret = lfp__idx_peek_split(r, d1, n1, d2, cap2, ticket, meta);
+	if (r->mode != LFP__RING_INDEX)
+		ret = lfp__slot_peek_split(r, d1, n1, d2, cap2, ticket, meta);
+	else
+		ret = lfp__idx_peek_split(r, d1, n1, d2, cap2, ticket, meta);
 	lfp__side_leave(r, 0);
 	return ret;
 }
