@@ -57,13 +57,28 @@ typedef struct ibv_device **(*vf__devlist_fn)(int *);
 /*
  * The next definition after this executable: libc's, or a sanitizer's
  * interceptor, which must stay in the chain (TSan learns pipe
- * happens-before from it). Resolution is idempotent, so the cached pointers
- * are relaxed: a racing thread at worst resolves the same value again.
+ * happens-before and fd reuse from it). A sanitizer runtime linked into
+ * the executable itself (clang's) defines its interceptor there, where this
+ * file's own definition takes the name and RTLD_NEXT skips past both to
+ * libc: TSan then saw no close and reported races between two objects
+ * that reused one fd number. So the interceptor is looked up by its own
+ * name first (two spellings across LLVM versions). Resolution is
+ * idempotent, so the cached pointers are relaxed: a racing thread at worst
+ * resolves the same value again.
  */
 static void *vf__next(const char *name, const char *version)
 {
+	static const char *const prefixes[] = { "__interceptor_", "___interceptor_" };
+	char iname[64];
 	void *p = NULL;
+	size_t i;
 
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !p; i++) {
+		snprintf(iname, sizeof(iname), "%s%s", prefixes[i], name);
+		p = dlsym(RTLD_DEFAULT, iname);
+	}
+	if (p)
+		return p;
 	if (version)
 		p = dlvsym(RTLD_NEXT, name, version);
 	if (!p)
