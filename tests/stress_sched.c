@@ -1799,52 +1799,62 @@ static unsigned j_drain_errors(struct lfp_eq *eq, uint64_t *datas)
 }
 
 /*
- * J2: the first error writer parked between its claim of the error queue's
- * head position and its publish (errq.write.claimed); a second writer
- * queues an error behind it, then an event.  The event must not be read
- * (or peeked) ahead of the second error: -LFP_EAVAIL.  The error check
- * looked at the head entry only, found it unpublished, and let the event
- * through while the second error was queued.  readerr cannot take the
- * second error past the first (-EAGAIN meanwhile); released, the first
- * writer's error comes out, then the second, then the event.
+ * The error queue's first writer parked at `point` while another writer
+ * queues error 2 and then an event: a peek and a read must both return
+ * -LFP_EAVAIL.  With drain set a reader first takes whatever is queued.
+ * Released, the first writer's error comes out, then error 2, then the
+ * event.  `what` prefixes every failure ("J", "J2").
+ *
+ *   J: parked between counting and publishing (errq.write.half), with a
+ *      drain.  Counting after the publish let the first writer's entry be
+ *      taken before it was counted, so the second error's count cancelled
+ *      out and the event went first.
+ *   J2: parked between its claim of the error queue's head position and
+ *      its publish (errq.write.claimed).  The error check looked at the
+ *      head entry only, found it unpublished, and let the event through
+ *      while error 2 was queued behind it.  readerr cannot take error 2
+ *      past the head (-EAGAIN meanwhile).
  */
-static void j2_eq(void)
+static void j_eq(const char *point, const char *what, int drain)
 {
 	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, 0, 0, NULL);
 	struct lfp_eq_err_entry err;
-	uint64_t v = 7, datas;
+	uint64_t v = 7, datas = 0;
 	uint32_t ev;
 	struct call w;
 	ssize_t n;
 
-	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.claimed", &eq->errq);
+	call_init(&w, CALL_EQ_WRITE_ERR, point, &eq->errq);
 	w.eq = eq;
 	w.value = 1;
-	call_start_parked(&w, "J2: the first error writer (EQ)");
+	call_start_parked(&w, "%s: the first error writer", what);
+	if (drain)
+		(void)j_drain_errors(eq, &datas); /* takes error 1 if published */
 	memset(&err, 0, sizeof(err));
 	err.err = EIO;
 	err.data = 2;
-	n = lfp_eq_write_err(eq, &err);
+	n = lfp_eq_write_err(eq, &err);        /* error 2, then an event */
 	CHECK(n == (ssize_t)sizeof(err), "lfp_eq_write_err: %zd", n);
 	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
 	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
 	n = lfp_eq_read(eq, &ev, &v, sizeof(v), LFP_PEEK);
-	CHECK(n == -LFP_EAVAIL, "J2: EQ: a peek returned %zd while an error its "
-	      "writer queued before the event was queued behind a write under "
-	      "way at the error queue's head", n);
+	CHECK(n == -LFP_EAVAIL, "%s: EQ: a peek returned %zd while an error its "
+	      "writer queued before the event was pending", what, n);
 	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == -LFP_EAVAIL, "J2: EQ: a read returned %zd while an error its "
-	      "writer queued before the event was queued behind a write under "
-	      "way at the error queue's head", n);
+	CHECK(n == -LFP_EAVAIL, "%s: EQ: a read returned %zd while an error its "
+	      "writer queued before the event was pending", what, n);
 	parker_release(&w.park);
-	CHECK(call_wait(&w, 10), "J2: the parked error writer hung");
+	CHECK(call_wait(&w, 10), "%s: the parked error writer hung", what);
 	call_join(&w);
-	CHECK(w.ret == (ssize_t)sizeof(err), "J2: parked write_err: %zd", w.ret);
-	CHECK(j_drain_errors(eq, &datas) == 2 && datas == 3,
-	      "J2: EQ: errors read: data %#llx, want 0x3", (unsigned long long)datas);
+	CHECK(w.ret == (ssize_t)sizeof(err), "%s: parked write_err: %zd", what,
+	      w.ret);
+	(void)j_drain_errors(eq, &v);
+	datas |= v;
+	CHECK(datas == 3, "%s: EQ: errors read: data %#llx, want 0x3 (one lost?)",
+	      what, (unsigned long long)datas);
 	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == (ssize_t)sizeof(v) && v == 7, "J2: EQ: the event after the "
-	      "errors: %zd", n);
+	CHECK(n == (ssize_t)sizeof(v) && v == 7, "%s: EQ: the event after the "
+	      "errors: %zd", what, n);
 	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
 }
 
@@ -1890,52 +1900,10 @@ static void j2_cq(void)
 	CHECK(lfp_cq_close(cq) == 0, "lfp_cq_close");
 }
 
-/*
- * The error count that lets the event path skip the error queue: a writer
- * parked between counting and publishing its error (errq.write.half) while
- * a reader takes whatever is queued, another writer queues an error and
- * then an event: the read must return -LFP_EAVAIL.  Counting after the
- * publish let the first writer's entry be taken before it was counted, so
- * the second error's count cancelled out and the event went first.
- */
 static void test_j(void)
 {
-	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, 16, 0, 0, NULL);
-	struct lfp_eq_err_entry err;
-	uint64_t v = 7, datas;
-	uint32_t ev;
-	struct call w;
-	ssize_t n;
-
-	call_init(&w, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
-	w.eq = eq;
-	w.value = 1;
-	call_start_parked(&w, "J: the first error writer");
-	(void)j_drain_errors(eq, &datas);     /* takes error 1 if published */
-	memset(&err, 0, sizeof(err));
-	err.err = EIO;
-	err.data = 2;
-	n = lfp_eq_write_err(eq, &err);        /* error 2, then an event */
-	CHECK(n == (ssize_t)sizeof(err), "lfp_eq_write_err: %zd", n);
-	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
-	CHECK(n == (ssize_t)sizeof(v), "lfp_eq_write: %zd", n);
-	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == -LFP_EAVAIL, "J: a read returned %zd while an error queued "
-	      "before its event was pending (the error count read 0: an error "
-	      "taken before its writer counted it cancelled the next one)", n);
-	parker_release(&w.park);
-	CHECK(call_wait(&w, 10), "J: the parked error writer hung");
-	call_join(&w);
-	CHECK(w.ret == (ssize_t)sizeof(err), "J: parked write_err: %zd", w.ret);
-	(void)j_drain_errors(eq, &v);
-	datas |= v;
-	CHECK(datas == 3, "J: errors read: data %#llx, want 0x3 (one lost?)",
-	      (unsigned long long)datas);
-	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == (ssize_t)sizeof(v) && v == 7, "J: the event after the errors: "
-	      "%zd", n);
-	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
-	j2_eq();
+	j_eq("errq.write.half", "J", 1);
+	j_eq("errq.write.claimed", "J2", 0);
 	j2_cq();
 	printf("  J: ok: an error writer parked between its count and its publish, "
 	       "or between its claim and its publish (J2), does not let a later "
