@@ -56,6 +56,8 @@
  *      -LFP_EAVAIL.  J2: the same with the first writer parked between its
  *      claim and its publish (errq.write.claimed), so the second error is
  *      queued behind an unpublished head (EQ read and peek, CQ read).
+ *      J3: a void entry (an error write refused after the overrun) behind
+ *      that head is no error: the events are read.
  *   L  a burst that reaches a slot a consumer has claimed but not copied
  *      out (ring.cons.claimed) stops short of it at once: the consumer
  *      copies out its own entry, not the producer's.
@@ -1858,6 +1860,58 @@ static void j_eq(const char *point, const char *what, int drain)
 	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
 }
 
+/*
+ * J3: J2's look past the head must not take a void entry for an error.
+ * Writer A parked at the error queue's head (errq.write.claimed), writer C
+ * past the EQ's first look at the overrun flag (errq.write.half); the EQ
+ * of 2 events overruns; C, released, finds the flag and queues a void
+ * entry behind A's position.  No error is queued: the events queued before
+ * the overrun must be read (and peeked), not refused with -LFP_EAVAIL.
+ */
+static void o_fill(struct lfp_eq *eq);
+
+static void j3_void(void)
+{
+	struct lfp_eq_attr a = { .size = 2 };
+	struct lfp_eq *eq;
+	struct call wa, wc;
+	uint64_t v = 0;
+	uint32_t ev;
+	ssize_t n;
+
+	CHECK(lfp_eq_open(&a, &eq, NULL) == 0, "lfp_eq_open");
+	call_init(&wa, CALL_EQ_WRITE_ERR, "errq.write.claimed", &eq->errq);
+	wa.eq = eq;
+	wa.value = 1;
+	call_start_parked(&wa, "J3: the error writer at the head");
+	call_init(&wc, CALL_EQ_WRITE_ERR, "errq.write.half", &eq->errq);
+	wc.eq = eq;
+	wc.value = 2;
+	call_start_parked(&wc, "J3: the second error writer");
+	o_fill(eq);
+	parker_release(&wc.park);
+	CHECK(call_wait(&wc, 10), "J3: the second error writer hung");
+	call_join(&wc);
+	CHECK(wc.ret == -LFP_EOVERRUN, "J3: the error write after the overrun "
+	      "returned %zd", wc.ret);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), LFP_PEEK);
+	CHECK(n == (ssize_t)sizeof(v) && v == 1, "J3: a peek returned %zd with "
+	      "no error queued (a void entry behind a write under way)", n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 1, "J3: a read returned %zd with "
+	      "no error queued (a void entry behind a write under way)", n);
+	parker_release(&wa.park);
+	CHECK(call_wait(&wa, 10), "J3: the error writer at the head hung");
+	call_join(&wa);
+	CHECK(wa.ret == -LFP_EOVERRUN, "J3: the head's error write returned %zd",
+	      wa.ret);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 2, "J3: event 2: %zd", n);
+	CHECK(lfp_eq_read(eq, &ev, &v, sizeof(v), 0) == -LFP_EAVAIL,
+	      "J3: drained, overrun");
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+}
+
 /* J2 on a CQ, whose read passes the same error check. */
 static void j2_cq(void)
 {
@@ -1905,6 +1959,7 @@ static void test_j(void)
 	j_eq("errq.write.half", "J", 1);
 	j_eq("errq.write.claimed", "J2", 0);
 	j2_cq();
+	j3_void();
 	printf("  J: ok: an error writer parked between its count and its publish, "
 	       "or between its claim and its publish (J2), does not let a later "
 	       "event pass a later error (EQ read and peek, CQ read)\n");
@@ -2675,8 +2730,8 @@ int main(int argc, char **argv)
 		CHECK((strlen(b) == 1 && strchr("ABCEFGIJLSXKTOQH", b[0])) ||
 		      strcmp(b, "O3") == 0 || strcmp(b, "D1") == 0 ||
 		      strcmp(b, "J2") == 0 || strcmp(b, "S2") == 0 ||
-		      strcmp(b, "I2") == 0,
-		      "LFP_BROKEN=%s: one of A B D1 C E F G I I2 J J2 L S S2 X K T O O3 "
+		      strcmp(b, "I2") == 0 || strcmp(b, "J3") == 0,
+		      "LFP_BROKEN=%s: one of A B D1 C E F G I I2 J J2 J3 L S S2 X K T O O3 "
 		      "Q, "
 		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);

@@ -147,29 +147,35 @@ LFP_SLOW int lfp__errq_ready_ring(const struct lfp__errq *q)
 
 	if (lfp__ld_rlx_u32(&q->final) && !LFP__BROKEN("O3"))
 		return 0;
-	if (lfp__ring_ready(&q->ring))
-		return 1;
 	if (LFP__BROKEN("J2"))
-		return 0;
+		return lfp__ring_ready(&q->ring);
 	/*
-	 * The head entry is not published: a write that claimed it is under
-	 * way.  An error published behind it is queued all the same, and an
-	 * event its writer published after it must not come out first
-	 * (docs/design.md 6.1, "a write stalled at the head").  Relaxed loads
-	 * suffice: a reader that took such an event with acquire sees that
-	 * writer's claim of head and its publish of the error, or later
-	 * values of both (coherence).  At most a capacity of positions, and
-	 * only while an error write is under way.
+	 * Any error published from tail to head, not only at the head: a
+	 * write that claimed the head may still be under way, an error
+	 * published behind it is queued all the same, and an event its
+	 * writer published after it must not come out first (docs/design.md
+	 * 6.1, "A write stalled at the head"; J2).  A void entry (metadata 0:
+	 * an error write refused after the overrun) is no error, at the head
+	 * or behind it: the next readerr drops it, and reads go on to the
+	 * events queued before the overrun (J3).  Relaxed loads suffice: a
+	 * reader that took such an event with acquire sees that writer's
+	 * claim of head and its publish of the error, or later values of
+	 * both (coherence).  At most a capacity of positions, and only while
+	 * errors are counted.
 	 */
 	g = lfp__ring_geo(&q->ring);
 	tail = lfp__ld_rlx_u64(&q->ring.tail);
 	head = lfp__ld_rlx_u64(&q->ring.head);
 	if (head - tail > (uint64_t)g.mask + 1)
 		head = tail + g.mask + 1; /* tail went stale meanwhile */
-	for (pos = tail; pos != head; pos++)
-		if (lfp__slot_is_full(&g, lfp__ld_rlx_u64(lfp__slot_wordp(&g, pos)),
-		                      pos))
+	for (pos = tail; pos != head; pos++) {
+		uint64_t word = lfp__ld_rlx_u64(lfp__slot_wordp(&g, pos));
+
+		/* (J3 and O3: a void entry taken for an error) */
+		if (lfp__slot_is_full(&g, word, pos) &&
+		    ((uint32_t)word != 0 || LFP__BROKEN("J3") || LFP__BROKEN("O3")))
 			return 1;
+	}
 	return 0;
 }
 
