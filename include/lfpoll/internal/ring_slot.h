@@ -498,10 +498,7 @@ LFP_INLINE ssize_t lfp__slot_peek_split(struct lfp_ring *r, void *d1, size_t n1,
 					*ticket = pos;
 					return 0;
 				}
-				pos = lfp__ld_rlx_u64(&r->tail);
-				continue;
-			}
-			if (len < n1 || len - n1 > cap2) {
+			} else if (len < n1 || len - n1 > cap2) {
 				if (lfp__ld_rlx_u64(&r->tail) == pos)
 					return -LFP_ETOOSMALL;
 			} else {
