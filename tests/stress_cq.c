@@ -299,14 +299,23 @@ int main(void)
 	uint32_t per = (uint32_t)stress_count(100000, 20000);
 	uint32_t step = (uint32_t)stress_count(20000, 4000);
 	const uint64_t spsc = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER;
+	uint64_t t0 = stress_now_ns();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	phase("spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, per, 0);
-	phase("spsc-calls mutex_cond", spsc, 1, LFP_WAIT_MUTEX_COND, 1, 1, per, 0);
-	phase("plain-calls 1w1r fd", 0, 0, LFP_WAIT_FD, 1, 1, per, 0);
-	phase("plain-calls 2w2r mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 2, 2, per / 2, 0);
-	phase("lockstep spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, step, 1);
-	phase("lockstep plain-calls mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 1, 1,
-	      step, 1);
+	/* With a defect named (make check-broken) the phases go round again
+	 * for up to 30 s: one pass catches a race such as X's in most runs,
+	 * not in all (about 1 in 10 passed), and a run stops at its first
+	 * failed check. */
+	do {
+		phase("spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, per, 0);
+		phase("spsc-calls mutex_cond", spsc, 1, LFP_WAIT_MUTEX_COND, 1, 1,
+		      per, 0);
+		phase("plain-calls 1w1r fd", 0, 0, LFP_WAIT_FD, 1, 1, per, 0);
+		phase("plain-calls 2w2r mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND, 2, 2,
+		      per / 2, 0);
+		phase("lockstep spsc-calls fd", spsc, 1, LFP_WAIT_FD, 1, 1, step, 1);
+		phase("lockstep plain-calls mutex_cond", 0, 0, LFP_WAIT_MUTEX_COND,
+		      1, 1, step, 1);
+	} while (stress_broken_run() && stress_seconds_since(t0) < 30.0);
 	return 0;
 }
