@@ -621,30 +621,30 @@ static void print_row(const struct bench_case *c, const struct bench_impl *im,
 	case V_NONE:
 		break;
 	case V_NA:
-		snprintf(tgt, sizeof(tgt), ">=%gx n/a", t->ratio);
+		snprintf(tgt, sizeof(tgt), ">=%.3gx n/a", t->ratio);
 		break;
 	case V_MET:
-		snprintf(tgt, sizeof(tgt), ">=%gx MET", t->ratio);
+		snprintf(tgt, sizeof(tgt), ">=%.3gx MET", t->ratio);
 		H.met++;
 		break;
 	case V_MISSED: /* with a floor, why it does not bound the miss */
 		if (t->floor && !isfinite(floor_ratio))
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s did "
+			snprintf(tgt, sizeof(tgt), ">=%.3gx MISSED (%s did "
 			         "not run)", t->ratio, t->floor);
 		else if (t->floor && floor_ratio >= t->ratio)
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx "
+			snprintf(tgt, sizeof(tgt), ">=%.3gx MISSED (%s %.2fx "
 			         "meets it)", t->ratio, t->floor, floor_ratio);
 		else if (t->floor)
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED (%s %.2fx, "
+			snprintf(tgt, sizeof(tgt), ">=%.3gx MISSED (%s %.2fx, "
 			         "slower than %s: %.2fx its time)", t->ratio,
 			         t->floor, floor_ratio, c->impls[0].name,
 			         ratio / floor_ratio);
 		else
-			snprintf(tgt, sizeof(tgt), ">=%gx MISSED", t->ratio);
+			snprintf(tgt, sizeof(tgt), ">=%.3gx MISSED", t->ratio);
 		H.missed++;
 		break;
 	case V_BOUNDED:
-		snprintf(tgt, sizeof(tgt), ">=%gx BOUNDED (%s %.2fx)", t->ratio,
+		snprintf(tgt, sizeof(tgt), ">=%.3gx BOUNDED (%s %.2fx)", t->ratio,
 		         t->floor, floor_ratio);
 		H.bounded++;
 		break;

@@ -128,6 +128,10 @@ struct bench_target {
 	const char *floor;
 };
 
+/* The ratio of "lfpoll's ns at most x times the peer's": 1/x exactly, so
+ * that "within 1.1x" is 0.90909..., not a rounded 0.91. */
+#define BENCH_AT_MOST(x) (1.0 / (x))
+
 struct bench_case {
 	const char *name;     /* "<bench>/<shape>", no spaces: "ring/1p1c" */
 	const char *label;    /* one line for humans, printed above the rows */
