@@ -14,6 +14,12 @@
  * list, lfp_poll joins the two into a cycle and spins forever holding the
  * set's lock; the watchdog here turns that into a failure.
  *
+ * A last phase adds the object, while it is in one set, to another,
+ * racing the first set's lfp_poll: every add must say -EBUSY and touch
+ * nothing the first set reads (under ThreadSanitizer, an add that stored
+ * into the link before it found the link taken is a data race with
+ * lfp_poll's read of it: LFP_BROKEN=H2).
+ *
  * Runs under ThreadSanitizer too (a shorter run).
  */
 #include <lfpoll/lfpoll.h>
@@ -162,11 +168,72 @@ static void run(int kind, double seconds)
 	       (unsigned long long)atomic_load(&ph.events), stress_seconds_since(t0));
 }
 
+struct intruder {
+	struct lfp_poll *ps;
+	_Atomic int stop;
+	_Atomic uint64_t polls;
+};
+
+/* The first set's poller: its member holds a completion, so every
+ * lfp_poll reports it. */
+static void *poller_main(void *arg)
+{
+	struct intruder *in = (struct intruder *)arg;
+	void *ctx[4];
+	int n;
+
+	while (!atomic_load_explicit(&in->stop, memory_order_relaxed)) {
+		n = lfp_poll(in->ps, ctx, 4);
+		CHECK(n == 1 && ctx[0] == (void *)0xc0,
+		      "lfp_poll of a set whose CQ holds a completion = %d", n);
+		atomic_fetch_add_explicit(&in->polls, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void run_intruder(double seconds)
+{
+	struct intruder in;
+	struct lfp_poll *other;
+	struct lfp_cq *cq;
+	struct lfp_cq_entry e = { &e };
+	uint64_t adds = 0, t0 = stress_now_ns();
+	pthread_t tp;
+	int ret;
+
+	memset(&in, 0, sizeof(in));
+	CHECK(lfp_poll_open(NULL, &in.ps) == 0 && lfp_poll_open(NULL, &other) == 0,
+	      "poll open");
+	CHECK(lfp_cq_open(NULL, &cq, (void *)0xc0) == 0, "cq open");
+	CHECK(lfp_poll_add(in.ps, &cq->fid, 0) == 0, "add");
+	CHECK(lfp_cq_write(cq, &e, 1) == 1, "write");
+	stress_spawn(&tp, poller_main, &in);
+	while (stress_seconds_since(t0) < seconds) {
+		ret = lfp_poll_add(other, &cq->fid, 0);
+		CHECK(ret == -EBUSY, "add to a second set = %d, not -EBUSY", ret);
+		ret = lfp_poll_del(other, &cq->fid, 0);
+		CHECK(ret == -ENOENT, "del from a set it is not in = %d", ret);
+		adds++;
+	}
+	atomic_store(&in.stop, 1);
+	stress_join(tp);
+	CHECK(atomic_load(&in.polls) > 0, "the poller never polled");
+	CHECK(lfp_poll_del(in.ps, &cq->fid, 0) == 0, "del");
+	CHECK(lfp_cq_close(cq) == 0 && lfp_poll_close(in.ps) == 0 &&
+	      lfp_poll_close(other) == 0, "close");
+	printf("stress_poll_membership: PASS intruder: %llu adds to a second set "
+	       "against %llu polls of the first\n", (unsigned long long)adds,
+	       (unsigned long long)atomic_load(&in.polls));
+}
+
 int main(void)
 {
-	double seconds = (STRESS_TSAN ? 20.0 : 8.0) * stress_scale();
+	/* With a defect named, 5 s phases: each defect shows in its own. */
+	double seconds = stress_broken_limit((STRESS_TSAN ? 20.0 : 8.0) *
+	                                     stress_scale());
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	run_intruder(seconds / 4);
 	run(OBJ_CNTR, seconds);
 	run(OBJ_CQ, seconds);
 	printf("stress_poll_membership: PASS\n");

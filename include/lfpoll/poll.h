@@ -119,7 +119,11 @@ LFP_INLINE int lfp_poll_add(struct lfp_poll *ps, struct lfp_fid *fid, uint64_t f
 	if (!ps || !l || flags)
 		return -EINVAL;
 	pthread_mutex_lock(&ps->lock);
-	l->fid = fid;
+	/* l->fid was set when the object was opened (lfp__poll_link_init).
+	 * It is not stored here: while the object is in another set, that
+	 * set's lfp_poll reads it under its own lock, not ours. */
+	if (LFP__BROKEN("H2")) /* test builds: the store made before the check */
+		l->fid = fid;
 	ret = lfp__poll_link_attach(l, &ps->ready);
 	if (ret < 0) {
 		pthread_mutex_unlock(&ps->lock);
