@@ -791,7 +791,7 @@ LFP_INLINE int lfp_cq_signal(struct lfp_cq *cq)
 {
 	if (!cq)
 		return -EINVAL;
-	(void)lfp__faa_u64(&cq->signals, 1); /* full barrier: also P2 */
+	(void)lfp__faa_u64(&cq->signals, 1); /* the notify's P2 orders it */
 	lfp__waitable_notify(&cq->w);
 	return 0;
 }

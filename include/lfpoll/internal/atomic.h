@@ -117,8 +117,9 @@ LFP_INLINE int lfp__cas_ptr(void **p, void **expected, void *desired)
 LFP_INLINE void lfp__fence_acq(void) { LFP__FENCE(__ATOMIC_ACQUIRE) }
 LFP_INLINE void lfp__fence_rel(void) { LFP__FENCE(__ATOMIC_RELEASE) }
 LFP_INLINE void lfp__fence_sc(void) { LFP__FENCE(__ATOMIC_SEQ_CST) }
-/* After an RMW that must also order later loads (W2): SEQ_CST RMWs do not
- * order the relaxed accesses around them, so a fence. */
+/* After an RMW that must also order later loads (W2, the overrun re-checks,
+ * D1 and a poll link's claim): SEQ_CST RMWs do not order the relaxed and
+ * acquire accesses around them, so a fence. */
 LFP_INLINE void lfp__mb_after_rmw(void) { lfp__fence_sc(); }
 
 /*
@@ -152,8 +153,9 @@ LFP_INLINE void lfp__copy_racy_in(void *dst, const void *src, size_t n)
 /*
  * ck_pr loads and stores are single volatile accesses, ordered here by
  * fences.  RMWs must be full barriers (docs/design.md, "Memory model"): the
- * store-buffering pairs P2/W2 and L1/claim, the poll link claim against D1,
- * and the Treiber push's store of next before its CAS all rely on it.  On
+ * store-buffering pairs whose store is an RMW (W2 against P2, the poll
+ * link's claim against D1) and the Treiber push's store of next before its
+ * CAS rely on it.  On
  * x86 a locked instruction is one, and acquire/release need only compiler
  * barriers (TSO).  Elsewhere ck_pr's CAS/FAA/FAS are plain exclusive-pair
  * loops with no ordering at all (aarch64: ldxr/stxr), so LFP__RMW_PRE/POST

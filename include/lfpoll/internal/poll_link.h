@@ -78,11 +78,15 @@ LFP_OUTLINE void lfp__poll_link_push(struct lfp_poll_link *l)
 	struct lfp_poll_link **stack, *top;
 	uint32_t idle = LFP__LINK_IDLE;
 
-	/* Full-barrier RMW: orders our publish before the poller's re-check
-	 * (pairs with the poller's L2), and the claim before the re-read of
-	 * the stack (pairs with lfp_poll_del's D1). */
+	/* The claim and the re-read of the stack after it are one side of a
+	 * store-buffering pair with lfp_poll_del's D1 and its load of queued:
+	 * a full barrier between the two on each side (the RMW, and with
+	 * LFP_ATOMIC_BUILTINS, whose SEQ_CST RMW orders no later plain load,
+	 * the fence of lfp__mb_after_rmw).  Our publish is ordered before the
+	 * poller's re-check by P2, before we got here (pairs with L2). */
 	if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_PUSHING))
 		return;
+	lfp__mb_after_rmw();
 	LFP__SCHED("poll.link.claimed", l);
 	stack = (struct lfp_poll_link **)lfp__ld_acq_ptr((void *const *)&l->stack);
 	if (!stack || stack == LFP__LINK_DETACHING) {
@@ -221,15 +225,19 @@ LFP_INLINE int lfp__poll_link_detach(struct lfp_poll_link *l,
 {
 	void *self = stack;
 
-	/* D1: full-barrier RMW marking the link as leaving its set; pairs
-	 * with the producer's claim: a producer that claimed before it
-	 * re-reads the stack below as PUSHING.  Not NULL yet: an add to
+	/* D1: full-barrier RMW marking the link as leaving its set; with the
+	 * load of queued below, the other side of the store-buffering pair
+	 * with the producer's claim and its re-read of the stack (each side
+	 * the RMW, then lfp__mb_after_rmw): a producer that claimed before
+	 * D1 is seen below as PUSHING, one that claimed after it re-reads
+	 * the stack as the mark.  Not NULL yet: an add to
 	 * another set in between would track the link, and our
 	 * lfp__poll_link_detached would then untrack it there (LFP_BROKEN
 	 * "D1": NULL at once, as before). */
 	if (!lfp__cas_ptr((void **)&l->stack, &self,
 	                  LFP__BROKEN("D1") ? NULL : (void *)LFP__LINK_DETACHING))
 		return -ENOENT;
+	lfp__mb_after_rmw();
 	LFP__SCHED("poll.D1", l);
 	/* Acquire: pairs with the producer's release of TRACKED/IDLE, so its
 	 * push (if any) is visible before the caller looks at the stack. */
@@ -278,9 +286,9 @@ LFP_INLINE int lfp__poll_link_drop(struct lfp_poll_link *l, int consume)
 	else if (!lfp__cas_u32(&l->queued, &idle, LFP__LINK_IDLE))
 		return 0;
 	LFP__SCHED("poll.L1", l);
-	/* L2: re-check after a full barrier (pairs with the producer's claim
-	 * CAS).  Either the producer sees IDLE and pushes, or we see its
-	 * work. */
+	/* L2: re-check after a full barrier (pairs with the producer's P2,
+	 * between its publish and its load of queued).  Either the producer
+	 * sees IDLE and pushes, or we see its work. */
 	lfp__mb();
 	if (!lfp__poll_link_ready(l, 0))
 		return -1;
