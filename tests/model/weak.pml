@@ -17,6 +17,13 @@
  *   Which of the two fences each pattern needs (not run by
  *   tests/model/run): -DNO_PRE drops the fence before every RMW (PAT 1
  *   fails), -DNO_POST the fence after (PAT 2 and PAT 3 fail).
+ *   add -DBUILTINS: the LFP_ATOMIC_BUILTINS mapping, whose SEQ_CST RMW
+ *   is a full barrier before it and none after (POWER's sync; ll/sc;
+ *   isync lets the RMW's store wait behind later loads): only the
+ *   explicit lfp__mb_after_rmw after W2, after D1 and after the claim
+ *   orders the loads that follow.  Each pattern must verify; with
+ *   -DNO_RMW_FENCE (no fence after D1 and the claim, as before they had
+ *   one) PAT 2 must fail.
  *
  * Memory model (two threads, a few addresses):
  *  - Every store of a thread waits in a buffer with one slot per address;
@@ -65,6 +72,9 @@
 
 #ifndef PAT
 #define PAT 1
+#endif
+#if defined(BUILTINS) && !defined(NO_POST)
+#define NO_POST                 /* the SEQ_CST RMW: no fence after it */
 #endif
 
 #define NT 2                    /* threads 0 and 1 */
@@ -163,6 +173,27 @@ inline RMW_POST(t)
 	skip
 #endif
 }
+
+/* lfp__mb_after_rmw: a full fence in the builtins mapping (only a
+ * compiler barrier under ck_pr, whose RMWs need none).  nofence: the
+ * call site is one that had none before (-DNO_RMW_FENCE leaves it out). */
+inline MB_AFTER_RMW(t, nofence)
+{
+#ifdef BUILTINS
+	if
+	:: nofence -> skip
+	:: else -> d_step { DRAIN(t); printf("T%d lfp__mb_after_rmw\n", t) }
+	fi
+#else
+	skip
+#endif
+}
+
+#ifdef NO_RMW_FENCE
+#define NEW_FENCE 1
+#else
+#define NEW_FENCE 0
+#endif
 
 /* ok = CAS(a, expected e, new n); cur: the value read; msg: a printf
  * format for the result (ok, cur).  (Macros, for the string.) */
@@ -324,6 +355,7 @@ proctype producer()
 	:: else -> skip
 	fi;
 	CAS(0, QB, IDLE, PUSHING, ok, cur, "T0 claim: CAS state IDLE -> PUSHING: %d (read %d)\n");
+	MB_AFTER_RMW(0, NEW_FENCE);
 	if
 	:: !ok -> goto done
 	:: else -> skip
@@ -355,6 +387,7 @@ proctype deleter()
 	bit ok;
 
 	CAS(1, PSB, SET, 0, ok, cur, "T1 D1: CAS ps -> NULL: %d (read %d)\n");
+	MB_AFTER_RMW(1, NEW_FENCE);
 	do
 	:: d_step {
 		LOAD(1, QB, v);
@@ -423,6 +456,7 @@ proctype waiter()
 		printf("T1 W2 bts ARMED\n")
 	}
 	RMW_POST(1);
+	MB_AFTER_RMW(1, 0);
 	d_step { LOAD(1, SLOT, v); r_slot = v; printf("T1 W3 load slot = %d\n", v) }
 	ndone++
 }
