@@ -1526,6 +1526,46 @@ Test(verbs_async, open_and_close_arguments)
 	finish(ctx);
 }
 
+/*
+ * The next calloc of this thread fails: this program is linked with
+ * -Wl,--wrap=calloc (tests/verbs.mk), which reaches the static binding's
+ * calls and nothing in the shared libraries.
+ */
+static _Thread_local int calloc_fail;
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fail) {
+		calloc_fail = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+Test(verbs_async, failed_open_leaves_the_fd_as_it_was)
+{
+	struct lfp_eq_attr attr = { .entry_size = sizeof(struct lfp_verbs_async_entry) };
+	struct ibv_context *ctx = vf_ctx_create();
+	struct lfp_verbs_async *va = NULL;
+	struct lfp_eq *eq;
+	int fl = fcntl(ctx->async_fd, F_GETFL);
+
+	cr_assert_geq(fl, 0);
+	cr_assert_not(fl & O_NONBLOCK, "a fresh async fd blocks");
+	cr_assert_eq(lfp_eq_open(&attr, &eq, NULL), 0);
+	calloc_fail = 1;
+	cr_assert_eq(lfp_verbs_async_open(ctx, eq, &va, NULL), -ENOMEM);
+	cr_assert_eq(calloc_fail, 0, "the open made no allocation");
+	cr_assert_null(va);
+	cr_assert_eq(fcntl(ctx->async_fd, F_GETFL), fl,
+		     "a failed open left O_NONBLOCK set on the async fd");
+	cr_assert_eq(lfp_eq_close(eq), 0, "the failed open did not hold the EQ");
+	finish(ctx);
+}
+
 Test(verbs_async, unknown_type_20_passes_through_with_its_number)
 {
 	struct lfp_verbs_async_entry e;

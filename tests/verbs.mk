@@ -38,6 +38,11 @@ $(VERBS_PROGS): $(B)/tests/%: tests/%.c $(VERBS_TEST_DEPS) $(VERBS_A) $(VERBS_HD
 		$(LDFLAGS) $(VERBS_LDFLAGS) $(if $(filter $@,$(VERBS_NO_BINDING)),,$(VERBS_A)) \
 		$(if $(filter test_%,$*),-lcriterion) $(VERBS_LDLIBS) $(LDLIBS)
 
+# test_verbs fails an allocation of the binding's on purpose (its
+# __wrap_calloc): the wrap rewrites the references of the objects linked
+# here, the static binding's among them, and none in shared libraries.
+$(B)/tests/test_verbs: LDFLAGS += -Wl,--wrap=calloc
+
 # The broken builds of the verbs stress programs (make check-broken; the
 # pairs are in STRESS_DEFECTS, tests/sched.mk): the binding's sources
 # compiled into the program with the test-only switch, where the other

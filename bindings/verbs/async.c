@@ -144,15 +144,19 @@ API int lfp_verbs_async_open(struct ibv_context *ctx, struct lfp_eq *eq,
 		return -EPROTO; /* built with other lfpoll headers */
 	if (eq->entry_size < sizeof(struct lfp_verbs_async_entry))
 		return -EMSGSIZE;
-	ret = set_nonblock(ctx->async_fd);
-	if (ret)
-		return ret;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	if (pthread_mutex_init(&a->lock, NULL)) {
 		free(a);
 		return -ENOMEM;
+	}
+	/* Last of what can fail: a failed open leaves the fd as it was. */
+	ret = set_nonblock(ctx->async_fd);
+	if (ret) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		return ret;
 	}
 	/* It joins no set: no member handle. */
 	lfp_binding_init(&a->pub.fid, LFP_CLASS_VERBS_ASYNC, context, &vasync_ops);
