@@ -942,6 +942,15 @@ static void ws_open_rows(void)
 	}
 }
 
+/* The fd LFP_GETWAIT gives for an FD set (its epoll fd). */
+static int ws_wait_fd(struct lfp_wait *ws)
+{
+	int fd = -1;
+
+	cr_assert_eq(lfp_control(&ws->fid, LFP_GETWAIT, &fd), 0);
+	return fd;
+}
+
 static void ws_add_fd_rows(void)
 {
 	/* Opened before closed_fd() runs, so that the closed number is not the file's. */
@@ -959,6 +968,7 @@ static void ws_add_fd_rows(void)
 		{ "ws_add_fd_dup", -EEXIST, .ws = g_ws, .fd = g_pipe[0] },
 		{ "ws_add_fd_dup_pollfd", -EEXIST, .ws = g_ws_pollfd, .fd = g_pipe[0] },
 		{ "ws_add_fd_own_eventfd", -EEXIST, .ws = g_ws, .fd = g_ws->sig.efd },
+		{ "ws_add_fd_own_wait_fd", -EEXIST, .ws = g_ws, .fd = ws_wait_fd(g_ws) },
 		{ "ws_add_fd_closed", -EBADF, .ws = g_ws, .fd = closed_fd() },
 		{ "ws_add_fd_regular_file", -EPERM, .ws = g_ws, .fd = file_fd },
 	}, *p;

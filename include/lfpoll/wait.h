@@ -213,8 +213,8 @@ LFP_INLINE int lfp_wait_close(struct lfp_wait *ws)
 /*
  * Add an external fd (readable or writable per events, as for poll(2)).
  * FD and POLLFD sets also see it in LFP_GETWAIT (the epoll fd, or the pollfd
- * array with its change_index bumped).  -EEXIST when present; -EINVAL on a
- * MUTEX_COND set, which cannot wait on fds.
+ * array with its change_index bumped).  -EEXIST when present or one of the
+ * set's own fds; -EINVAL on a MUTEX_COND set, which cannot wait on fds.
  */
 LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
                                void *context)
@@ -242,7 +242,7 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	memset(&ev, 0, sizeof(ev));
 	ev.events = (uint32_t)(unsigned short)events; /* EPOLLIN == POLLIN etc. */
 	ev.data.ptr = context;
-	if (fd == ws->sig.efd) {
+	if (fd == ws->sig.efd || fd == ws->epfd) { /* the set's own fds */
 		ret = -EEXIST;
 		goto out;
 	}
