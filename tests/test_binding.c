@@ -246,10 +246,11 @@ Test(binding, ready_probe)
 	cr_assert_eq(lfp_cq_close(cq), 0);
 }
 
+/* Names error 5 only: NULL for any other. */
 static const char *toy_strerror(int prov_errno, const void *err_data)
 {
 	(void)err_data;
-	return prov_errno == 5 ? "toy error five" : "toy error";
+	return prov_errno == 5 ? "toy error five" : NULL;
 }
 
 Test(binding, attached_eq_stays_open_and_names_provider_errors)
@@ -261,6 +262,11 @@ Test(binding, attached_eq_stays_open_and_names_provider_errors)
 	cr_assert_eq(lfp_binding_eq_attach(NULL, NULL), -EINVAL);
 	cr_assert_eq(lfp_binding_eq_attach(eq, toy_strerror), 0);
 	cr_assert_str_eq(lfp_eq_strerror(eq, 5, NULL, buf, sizeof(buf)), "toy error five");
+	cr_assert_str_eq(lfp_eq_strerror(eq, 5, NULL, NULL, 0), "toy error five");
+	/* An error the binding has no name for: lfpoll's, never NULL. */
+	cr_assert_str_eq(lfp_eq_strerror(eq, 6, NULL, buf, sizeof(buf)),
+			 "provider error 6");
+	cr_assert_not_null(lfp_eq_strerror(eq, 6, NULL, NULL, 0));
 	cr_assert_eq(lfp_eq_close(eq), -EBUSY, "close while a binding writes to it");
 	lfp_binding_eq_detach(eq);
 	cr_assert_eq(lfp_eq_close(eq), 0);

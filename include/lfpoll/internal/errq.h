@@ -290,9 +290,10 @@ LFP_INLINE ssize_t lfp__errq_read(struct lfp__errq *q, void *buf,
 
 /*
  * The strerror of EQs and CQs: the binding's name for a provider error when
- * one is set (name), else "provider error N" (prov_errno is the provider's
- * number, not an errno).  Copied into buf when buf and len are given
- * (always terminated, possibly cut short); never NULL.
+ * one is set (name) and it has one (not NULL), else "provider error N"
+ * (prov_errno is the provider's number, not an errno).  Copied into buf
+ * when buf and len are given (always terminated, possibly cut short);
+ * never NULL.
  */
 LFP_INLINE const char *lfp__prov_strerror(const char *(*name)(int, const void *),
                                           int prov_errno, const void *err_data,
@@ -302,12 +303,11 @@ LFP_INLINE const char *lfp__prov_strerror(const char *(*name)(int, const void *)
 	const char *s;
 	size_t n;
 
-	if (name) {
-		s = name(prov_errno, err_data);
-	} else if (buf && len) {
+	s = name ? name(prov_errno, err_data) : NULL;
+	if (!s && buf && len) {
 		snprintf(num, sizeof(num), "provider error %d", prov_errno);
 		s = num;
-	} else {
+	} else if (!s) {
 		s = "provider error (no binding to name it)";
 	}
 	if (!buf || !len)
