@@ -274,6 +274,44 @@ Test(wait, fd_set_external_fd)
 	close(p[1]);
 }
 
+/* lfp_wait(ws, 0) sees a readable external fd as a ready member, as any
+ * longer timeout does, on every kind that takes fds. */
+static void external_fd_timeout_zero(enum lfp_wait_obj obj)
+{
+	struct lfp_wait *ws = open_ws(obj);
+	struct lfp_cntr *cn = member_cntr(ws);
+	struct lfp_fid *f = &ws->fid;
+	int p[2];
+	char c = 'z';
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(lfp_wait_add_fd(ws, p[0], POLLIN, NULL), 0);
+	/* A member's signal to an armed set that its work no longer backs
+	 * (the change taken) leaves the set's own fd readable: that fd is
+	 * not a member. */
+	if (obj != LFP_WAIT_YIELD)
+		cr_assert_eq(lfp_trywait(&f, 1), 0, "arm");
+	cr_assert_eq(lfp_cntr_inc(cn, 1), 0);
+	cr_assert_eq(lfp_wait(ws, 0), 0, "a counter's change");
+	cr_assert_eq(lfp_cntr_read(cn), 1);
+	cr_assert_eq(lfp_wait(ws, 0), -ETIMEDOUT, "empty pipe, the change read");
+	cr_assert_eq(write(p[1], &c, 1), 1);
+	cr_assert_eq(lfp_wait(ws, 0), 0, "timeout 0, a byte in the external pipe");
+	cr_assert_eq(lfp_wait(ws, 0), 0, "still there");
+	cr_assert_eq(read(p[0], &c, 1), 1);
+	cr_assert_eq(lfp_wait(ws, 0), -ETIMEDOUT, "read: nothing ready");
+	cr_assert_eq(lfp_wait_del_fd(ws, p[0]), 0);
+	cr_assert_eq(lfp_cntr_close(cn), 0);
+	cr_assert_eq(lfp_wait_close(ws), 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+Test(wait, external_fd_timeout_zero_fd)     { external_fd_timeout_zero(LFP_WAIT_FD); }
+Test(wait, external_fd_timeout_zero_pollfd) { external_fd_timeout_zero(LFP_WAIT_POLLFD); }
+Test(wait, external_fd_timeout_zero_unspec) { external_fd_timeout_zero(LFP_WAIT_UNSPEC); }
+Test(wait, external_fd_timeout_zero_yield)  { external_fd_timeout_zero(LFP_WAIT_YIELD); }
+
 static int has_fd(const struct lfp_wait_pollfd *w, int fd)
 {
 	size_t i;

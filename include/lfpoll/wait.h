@@ -53,11 +53,11 @@ LFP_INLINE int lfp__wait_polls(const struct lfp_wait *ws)
 	return (ws->sig.kind->flags & LFP__KIND_POLLS) != 0;
 }
 
-/* Sets that poll: whether an external fd is ready; called with the lock
- * held. */
+/* Whether an external fd is ready; called with the lock held. */
 LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 {
 	struct lfp_wait_pollfd w;
+	size_t i;
 	int c, n;
 
 	if (ws->nfds == 0)
@@ -66,6 +66,11 @@ LFP_INLINE int lfp__wait_fds_ready(struct lfp_wait *ws)
 	w.fd = ws->scratch;
 	if (lfp_pollfds_get(&ws->pollfds, &w) != 0)
 		return 1; /* cannot look: report possible work */
+	/* The set's own fd, in the array for LFP_GETWAIT, is not a member:
+	 * poll(2) skips a negative fd. */
+	for (i = 0; i < w.nfds; i++)
+		if (ws->scratch[i].fd == ws->sig.efd || ws->scratch[i].fd == ws->epfd)
+			ws->scratch[i].fd = -1;
 	c = lfp__nocancel_begin(); /* a look, not a sleep; the lock is held */
 	n = poll(ws->scratch, w.nfds, 0);
 	lfp__nocancel_end(c);
@@ -81,6 +86,23 @@ LFP_INLINE int lfp__wait_ready(void *arg)
 	pthread_mutex_lock(&ws->core.lock);
 	ready = lfp__set_core_ready_locked(&ws->core);
 	if (!ready && lfp__wait_polls(ws))
+		ready = lfp__wait_fds_ready(ws);
+	pthread_mutex_unlock(&ws->core.lock);
+	return ready;
+}
+
+/*
+ * At a deadline: whether an external fd is ready on a set that does not
+ * poll them (FD, POLLFD): they wake its sleep through its fd, but a
+ * deadline that has passed (a timeout of 0 among them) ends the wait
+ * before any sleep.  One poll(2), only on sets that have external fds.
+ */
+LFP_INLINE int lfp__wait_fds_ready_at_deadline(struct lfp_wait *ws)
+{
+	int ready = 0;
+
+	pthread_mutex_lock(&ws->core.lock);
+	if (!lfp__wait_polls(ws))
 		ready = lfp__wait_fds_ready(ws);
 	pthread_mutex_unlock(&ws->core.lock);
 	return ready;
@@ -324,7 +346,8 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 			pthread_mutex_unlock(&ws->core.lock);
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
 		                            spin, &woke);
-		if (ret == -ETIMEDOUT && lfp__wait_ready(ws))
+		if (ret == -ETIMEDOUT && (lfp__wait_ready(ws) ||
+		                          lfp__wait_fds_ready_at_deadline(ws)))
 			return 0; /* work arrived with the deadline */
 		if (ret < 0)
 			return ret;
