@@ -281,9 +281,16 @@ static void external_fd_timeout_zero(enum lfp_wait_obj obj)
 	struct lfp_wait *ws = open_ws(obj);
 	struct lfp_cntr *cn = member_cntr(ws);
 	struct lfp_fid *f = &ws->fid;
-	int p[2];
+	int p[2], idle[8][2], i;
 	char c = 'z';
 
+	/* Quiet external fds, one more at a time: none may count as ready,
+	 * however many the set holds. */
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(pipe(idle[i]), 0);
+		cr_assert_eq(lfp_wait_add_fd(ws, idle[i][0], POLLIN, NULL), 0);
+		cr_assert_eq(lfp_wait(ws, 0), -ETIMEDOUT, "%d quiet fds", i + 1);
+	}
 	cr_assert_eq(pipe(p), 0);
 	cr_assert_eq(lfp_wait_add_fd(ws, p[0], POLLIN, NULL), 0);
 	/* A member's signal to an armed set that its work no longer backs
@@ -301,6 +308,11 @@ static void external_fd_timeout_zero(enum lfp_wait_obj obj)
 	cr_assert_eq(read(p[0], &c, 1), 1);
 	cr_assert_eq(lfp_wait(ws, 0), -ETIMEDOUT, "read: nothing ready");
 	cr_assert_eq(lfp_wait_del_fd(ws, p[0]), 0);
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(lfp_wait_del_fd(ws, idle[i][0]), 0);
+		close(idle[i][0]);
+		close(idle[i][1]);
+	}
 	cr_assert_eq(lfp_cntr_close(cn), 0);
 	cr_assert_eq(lfp_wait_close(ws), 0);
 	close(p[0]);

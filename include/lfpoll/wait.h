@@ -251,15 +251,17 @@ LFP_INLINE int lfp_wait_add_fd(struct lfp_wait *ws, int fd, short events,
 	pthread_mutex_lock(&ws->core.lock);
 	/* Everything that can fail first: a failed add leaves the pollfd
 	 * array and its change_index untouched. */
-	if (ws->nfds + 1 > ws->scratch_cap) {
+	/* The scratch array takes a copy of the pollfds: the external fds
+	 * with this one, and the set's own fd where it has one. */
+	if (ws->nfds + 2 > ws->scratch_cap) {
 		s = (struct pollfd *)realloc(ws->scratch,
-		                             (ws->nfds + 1) * 2 * sizeof(*s));
+		                             (ws->nfds + 2) * 2 * sizeof(*s));
 		if (!s) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		ws->scratch = s;
-		ws->scratch_cap = (ws->nfds + 1) * 2;
+		ws->scratch_cap = (ws->nfds + 2) * 2;
 	}
 	memset(&ev, 0, sizeof(ev));
 	ev.events = (uint32_t)(unsigned short)events; /* EPOLLIN == POLLIN etc. */
