@@ -67,9 +67,10 @@ void lfp_test_sched(const char *where, const void *obj);
  * of the set's CQs on it leaves, not the last, "Z" the binding reads an
  * async event over the one a full EQ refused, "P2" a producer makes no full
  * barrier between its publish and its load of the waiters' state (P2).
- * And one only ThreadSanitizer sees (make check-broken-tsan): "H" lfp_wait
+ * And two only ThreadSanitizer sees (make check-broken-tsan): "H" lfp_wait
  * reads a set's fd count, and the verbs async trywait its held event,
- * without the writer's lock.
+ * without the writer's lock; "H2" lfp_poll_add stores into a link that
+ * another set's lfp_poll reads under its own lock.
  * Two, in lower case, show that fuzz targets' oracles can fail (tests/
  * fuzz.mk, make fuzz-broken): "p" an EQ peek consumes its event, "c"
  * lfp_poll consumes a counter's change it had no room to report.
