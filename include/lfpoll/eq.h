@@ -17,6 +17,8 @@
 #include "internal/object.h"
 #include "internal/errq.h"
 
+#include <sched.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -198,6 +200,28 @@ LFP_INLINE int lfp_eq_close(struct lfp_eq *eq)
 	return eq ? lfp__obj_close(&eq->fid) : -EINVAL;
 }
 
+/*
+ * A write whose claim failed on ring r (the events or the errors): 1 when
+ * the queue is not full but the slot at head is still held by a reader of
+ * the lap before (lfp__ring_slot_held), after waiting a moment for it:
+ * claim again.  0 when the queue is full, or the EQ overran meanwhile: the
+ * caller goes on to lfp__eq_full, which answers either.  The EQ holds its
+ * size in events whatever its readers do: a reader stalled in its copy
+ * must not turn a write into the fatal overrun (producers otherwise never
+ * wait for a consumer; this one waits for the copy of one entry).
+ */
+LFP_SLOW int lfp__eq_slot_held(struct lfp_eq *eq, struct lfp_ring *r,
+                               unsigned *spins)
+{
+	if (!lfp__ring_slot_held(r) || lfp__ld_acq_u32(&eq->overrun))
+		return 0;
+	if (++*spins < 64)
+		lfp__cpu_relax();
+	else
+		sched_yield(); /* the reader may be off its CPU */
+	return 1;
+}
+
 /* The fatal overrun: flag it and wake waiters so they see -LFP_EAVAIL. */
 LFP_SLOW ssize_t lfp__eq_full(struct lfp_eq *eq)
 {
@@ -251,13 +275,16 @@ LFP_FORCE_INLINE ssize_t lfp__eq_write_on(struct lfp_eq *eq,
                                           uint32_t event, const void *buf,
                                           size_t len)
 {
+	unsigned spins = 0;
 	uint64_t pos;
 
 	/* Acquire: pairs with the RMW in lfp__eq_full (a flag only). */
 	if (lfp__ld_acq_u32(&eq->overrun))
 		return -LFP_EOVERRUN;
 	lfp__side_enter(&eq->events, 1);
-	if (LFP__UNLIKELY(!lfp__ring_claim_prod(&eq->events, g, 1, &pos))) {
+	while (LFP__UNLIKELY(!lfp__ring_claim_prod(&eq->events, g, 1, &pos))) {
+		if (!LFP__BROKEN("G2") && lfp__eq_slot_held(eq, &eq->events, &spins))
+			continue;
 		lfp__side_leave(&eq->events, 1);
 		return lfp__eq_full(eq);
 	}
@@ -333,6 +360,7 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
                                     const struct lfp_eq_err_entry *err)
 {
 	struct lfp_eq_err_entry e;
+	unsigned spins = 0;
 	int ret;
 
 	if (!eq || !err || err->err <= 0 || (!err->err_data && err->err_data_size))
@@ -346,8 +374,11 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
 	/* A single producer writes errors too: the one thread that may set
 	 * the overrun flag is then the one that writes events. */
 	lfp__side_enter(&eq->events, 1);
-	ret = lfp__errq_write(&eq->errq, &e, sizeof(e), err->err_data,
-	                      err->err_data_size, &eq->overrun); /* P1 */
+	do
+		ret = lfp__errq_write(&eq->errq, &e, sizeof(e), err->err_data,
+		                      err->err_data_size, &eq->overrun); /* P1 */
+	while (ret == -EAGAIN && !LFP__BROKEN("G2") &&
+	       lfp__eq_slot_held(eq, &eq->errq.ring, &spins));
 	lfp__side_leave(&eq->events, 1);
 	if (ret == -EAGAIN)
 		return lfp__eq_full(eq);

@@ -77,6 +77,28 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
 	return lfp__slot_claim_prod(r, g, n, first);
 }
 
+/*
+ * After a producer's claim failed: whether the ring holds fewer than its
+ * capacity of claimed, untaken positions, so that the slot at head is held
+ * by a consumer of the lap before that has taken its position and is still
+ * copying the entry out (a per-slot ring frees a slot after its copy).
+ * The ring is then not full, and the slot frees once that consumer runs.
+ * An index ring gives positions back only after its copies: 0, full.  The
+ * two indexes are read with RMWs, tail first: their latest values, so
+ * that a stale tail does not make a held slot look full, and head is not
+ * behind tail.  Slow path only (an overrun is at stake).
+ */
+LFP_SLOW int lfp__ring_slot_held(struct lfp_ring *r)
+{
+	uint64_t head, tail;
+
+	if (r->mode == LFP__RING_INDEX)
+		return 0;
+	tail = lfp__faa_u64(&r->tail, 0);
+	head = lfp__faa_u64(&r->head, 0);
+	return head - tail <= r->mask;
+}
+
 /* Publish the k positions filled from first (the index ring at once; the
  * per-slot ring published each slot as it was filled). */
 LFP_FORCE_INLINE void lfp__ring_commit_prod(struct lfp_ring *r,
