@@ -229,11 +229,11 @@ static void run_intruder(double seconds)
 int main(void)
 {
 	/* With a defect named, 5 s phases: each defect shows in its own. */
-	double seconds = stress_broken_limit((STRESS_TSAN ? 20.0 : 6.0) *
+	double seconds = stress_broken_limit((STRESS_TSAN ? 8.0 : 6.0) *
 	                                     stress_scale());
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	run_intruder(STRESS_TSAN ? seconds / 10 : seconds / 4);
+	run_intruder(seconds / 4);
 #ifdef LFP_STRESS_BROKEN
 	if (lfp_test_broken("H2"))
 		return 0; /* H2 races in that phase only (TSan reports it) */
