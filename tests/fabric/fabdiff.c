@@ -31,10 +31,11 @@
  * guide's list of divergences), or the program fails before it starts.
  *
  *   fabdiff [--doc FILE] [--pair udp|tcp|all] [--quick | --seconds N |
- *           --seed S [--steps N]] [--verbose] [--list]
+ *           --seed S [--count N] [--steps N]] [--verbose] [--list]
  *
  * --quick runs a fixed list of seeds, which between the two pairs show
  * every divergence in the table: one that is no longer seen fails too.
+ * --seed S --count N runs the seeds S to S + N - 1.
  *
  * Exit: 0 clean (every difference listed), 1 an unlisted difference or a
  * failed check, 2 a setup failure.
@@ -314,7 +315,27 @@ static void scen_close(struct world *w)
  * each CQ holds, the counters with their poll checkpoints (libfabric's
  * utility counters report a change of value since the last poll, by any
  * call).  The divergences' conditions read it.
+ *
+ * The checkpoints and the CQs' pending signals also depend on the clock.
+ * A timed wait of the utility code (fi_cntr_wait, the CQ's sread) reads
+ * the clock, in whole milliseconds, before it checks the CQ's signal and
+ * before each wait on its wait object, and every such wait scans (moves
+ * the checkpoints).  So a wait that ends in its timeout has made no scan
+ * when a millisecond boundary passed early (a preemption, or only a slow
+ * first check), or one, or another after a scan that found a change; and
+ * its signal may still be pending.  The shadow keeps each state these
+ * outcomes can leave (struct sh_timing, without repeats), drops those the
+ * baseline's later polls, trywaits and waits contradict, and a divergence
+ * is recognised when its condition holds in any of them.
  */
+struct sh_timing {
+	int cq_signaled[NCQ];
+	uint64_t ck_cnt[NCNTR], ck_err[NCNTR];
+};
+
+/* Enough for any sequence: a state is the checkpoints of two counters,
+ * and each scan brings the states closer to the counters' values. */
+#define NTIMING 64
 struct sh_ent {
 	int is_err;
 	size_t len;              /* an event's payload */
@@ -325,8 +346,9 @@ struct shadow {
 	struct sh_ent eq[NEQ][SHADOW_MAX];
 	int eq_n[NEQ];
 	int cq_n[NCQ];
-	int cq_signaled[NCQ];
-	uint64_t cnt[NCNTR], err[NCNTR], ck_cnt[NCNTR], ck_err[NCNTR];
+	uint64_t cnt[NCNTR], err[NCNTR];
+	struct sh_timing t[NTIMING];   /* the possible states, at least one */
+	int nt;
 	int threshold_cq;
 	int cntr;
 	int profile;             /* the generator's, for the sequence */
@@ -353,21 +375,49 @@ static void sh_eq_pop(struct shadow *s, int q)
 	s->eq_n[q]--;
 }
 
-/* Whether the baseline's poll scan would report counter c. */
-static int sh_cntr_changed(const struct shadow *s, int c)
+/* Whether the baseline's poll scan would report counter c, in state t. */
+static int sh_cntr_changed(const struct shadow *s, const struct sh_timing *t, int c)
 {
-	return s->cntr && (s->cnt[c] != s->ck_cnt[c] || s->err[c] != s->ck_err[c]);
+	return s->cntr && (s->cnt[c] != t->ck_cnt[c] || s->err[c] != t->ck_err[c]);
 }
 
-/* The baseline's poll scan over counter c: report, and move its checkpoint. */
-static void sh_cntr_scan(struct shadow *s, int c)
+/* The baseline's poll scan over counter c: move its checkpoint in t. */
+static void sh_cntr_scan(const struct shadow *s, struct sh_timing *t, int c)
 {
 	if (!s->cntr)
 		return;
-	if (s->cnt[c] != s->ck_cnt[c])
-		s->ck_cnt[c] = s->cnt[c];
-	else if (s->err[c] != s->ck_err[c])
-		s->ck_err[c] = s->err[c];
+	if (s->cnt[c] != t->ck_cnt[c])
+		t->ck_cnt[c] = s->cnt[c];
+	else if (s->err[c] != t->ck_err[c])
+		t->ck_err[c] = s->err[c];
+}
+
+static int sh_timing_same(const struct sh_timing *x, const struct sh_timing *y)
+{
+	int i;
+
+	for (i = 0; i < NCQ; i++)
+		if (x->cq_signaled[i] != y->cq_signaled[i])
+			return 0;
+	for (i = 0; i < NCNTR; i++)
+		if (x->ck_cnt[i] != y->ck_cnt[i] || x->ck_err[i] != y->ck_err[i])
+			return 0;
+	return 1;
+}
+
+/* Add state t to the list of n (at most NTIMING), unless it is there. */
+static void sh_timing_add(struct sh_timing *list, int *n, const struct sh_timing *t)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (sh_timing_same(&list[i], t))
+			return;
+	if (*n == NTIMING) {
+		fprintf(stderr, "fabdiff: more than %d timing states\n", NTIMING);
+		exit(2);
+	}
+	list[(*n)++] = *t;
 }
 
 /* ---------------------------------------------------------------- operations */
@@ -968,7 +1018,9 @@ static int pollset_of(int id)
 	}
 }
 
-static int sh_scan(struct shadow *s, int ps, int *counter_only)
+/* A scan of poll set ps in state t. */
+static int sh_scan(const struct shadow *s, struct sh_timing *t, int ps,
+                   int *counter_only)
 {
 	int queued, changed;
 
@@ -983,37 +1035,143 @@ static int sh_scan(struct shadow *s, int ps, int *counter_only)
 		break;
 	case PS_CNTR_FD:
 		queued = 0;
-		changed = sh_cntr_changed(s, CNTR_FD);
-		sh_cntr_scan(s, CNTR_FD);
+		changed = sh_cntr_changed(s, t, CNTR_FD);
+		sh_cntr_scan(s, t, CNTR_FD);
 		break;
 	default:
 		queued = s->eq_n[EQ_SET] > 0 || s->cq_n[CQ_SET] > 0;
-		changed = sh_cntr_changed(s, CNTR_SET);
-		sh_cntr_scan(s, CNTR_SET);
+		changed = sh_cntr_changed(s, t, CNTR_SET);
+		sh_cntr_scan(s, t, CNTR_SET);
 		break;
 	}
 	*counter_only = !queued && changed;
 	return queued || changed;
 }
 
-/* fi_trywait on the baseline: the fids in order, up to the first ready. */
-static int sh_trywait(struct shadow *s, unsigned set, int *counter_only)
+/* fi_trywait on the baseline, in state t: the fids in order, up to the
+ * first ready. */
+static int sh_trywait(const struct shadow *s, struct sh_timing *t, unsigned set,
+                      int *counter_only)
 {
 	int i;
 
 	*counter_only = 0;
 	for (i = 0; i < NOBJ; i++)
-		if ((set & (1u << i)) && sh_scan(s, pollset_of(i), counter_only))
+		if ((set & (1u << i)) && sh_scan(s, t, pollset_of(i), counter_only))
 			return 1;
 	return 0;
+}
+
+/* Whether the baseline's fi_poll would report counter c, in state t. */
+static int sh_poll_reports(const struct shadow *s, const struct sh_timing *t,
+                           const struct world *b, int c)
+{
+	return b->in_ps[O_CNTR + c] && sh_cntr_changed(s, t, c);
+}
+
+/*
+ * Whether state t predicts the baseline's answer r to op o, where the
+ * answer depends on the checkpoints: which counters a poll reports,
+ * whether a trywait or a wait found its set ready.  Others: yes.
+ */
+static int sh_agrees(const struct shadow *s, struct sh_timing t,
+                     const struct op *o, const struct res *r,
+                     const struct world *b)
+{
+	int c, ready;
+
+	switch (o->kind) {
+	case OP_POLL:
+		for (c = 0; c < NCNTR; c++)
+			if (sh_poll_reports(s, &t, b, c) !=
+			    !!(r->ready & (1u << (O_CNTR + c))))
+				return 0;
+		return r->ret >= 0;
+	case OP_TRYWAIT:
+		ready = sh_trywait(s, &t, o->set, &c);
+		return r->ret == (ready ? -FI_EAGAIN : 0);
+	case OP_WAIT:
+		ready = sh_scan(s, &t, PS_WS, &c);
+		return r->ret == (ready ? 0 : -FI_ETIMEDOUT);
+	default:
+		return 1;
+	}
+}
+
+/*
+ * Add to out (n states) what op o leaves of state t.  A timed wait that
+ * ended in its timeout forks it: its clock check came first (t as it
+ * was), or it took the CQ's pending signal, or it scanned once or twice
+ * (a third scan finds nothing new).
+ */
+static void sh_step(const struct shadow *s, struct sh_timing t, const struct op *o,
+                    const struct res *r, const struct world *b,
+                    struct sh_timing *out, int *n)
+{
+	int c, ps;
+
+	switch (o->kind) {
+	case OP_POLL:
+		for (c = 0; c < NCNTR; c++)
+			if (b->in_ps[O_CNTR + c])
+				sh_cntr_scan(s, &t, c);
+		break;
+	case OP_TRYWAIT:
+		(void)sh_trywait(s, &t, o->set, &c);
+		break;
+	case OP_WAIT:
+		(void)sh_scan(s, &t, PS_WS, &c);
+		break;
+	case OP_CQ_SIGNAL:
+		t.cq_signaled[o->q] = 1;
+		break;
+	case OP_CNTR_WAIT:
+	case OP_CQ_SREAD:
+		if (o->timeout <= 0 || r->ret != (o->kind == OP_CQ_SREAD ?
+		                                  -FI_EAGAIN : -FI_ETIMEDOUT))
+			break;
+		sh_timing_add(out, n, &t); /* the clock first */
+		if (o->kind == OP_CQ_SREAD && t.cq_signaled[o->q]) {
+			t.cq_signaled[o->q] = 0;
+			break;
+		}
+		ps = o->kind == OP_CQ_SREAD ? (o->q == CQ_FD ? PS_CQ_FD : PS_WS) :
+		     (o->q == CNTR_FD ? PS_CNTR_FD : PS_WS);
+		(void)sh_scan(s, &t, ps, &c);
+		sh_timing_add(out, n, &t);
+		(void)sh_scan(s, &t, ps, &c);
+		break;
+	default:
+		break;
+	}
+	sh_timing_add(out, n, &t);
+}
+
+/* The states after op o: from each state before it that agrees with the
+ * baseline's answer r, or from every one when none does (then the answer
+ * is not the clock's, and no state is ruled out). */
+static void sh_update_timing(struct shadow *s, const struct op *o,
+                             const struct res *r, const struct world *b)
+{
+	struct sh_timing out[NTIMING];
+	int n = 0, i, any = 0;
+
+	for (i = 0; i < s->nt; i++)
+		any |= sh_agrees(s, s->t[i], o, r, b);
+	for (i = 0; i < s->nt; i++)
+		if (!any || sh_agrees(s, s->t[i], o, r, b))
+			sh_step(s, s->t[i], o, r, b, out, &n);
+	memcpy(s->t, out, (size_t)n * sizeof(out[0]));
+	s->nt = n;
 }
 
 /* After the baseline ran o with result r: what it holds now. */
 static void sh_update(struct shadow *s, const struct op *o, const struct res *r,
                       const struct world *b)
 {
-	int q = o->q, c;
+	int q = o->q;
 
+	sh_update_timing(s, o, r, b);
 	switch (o->kind) {
 	case OP_EQ_WRITE:
 	case OP_EQ_WRITE_ERR:
@@ -1044,38 +1202,11 @@ static void sh_update(struct shadow *s, const struct op *o, const struct res *r,
 	case OP_CQ_SREAD:
 		if (r->ret > 0)
 			s->cq_n[q] -= (int)r->ret;
-		/* An sread that found nothing: a pending signal ends it, or
-		 * it waits on its wait object (a scan). */
-		if (o->kind == OP_CQ_SREAD && r->ret == -FI_EAGAIN && o->timeout > 0) {
-			if (s->cq_signaled[q])
-				s->cq_signaled[q] = 0;
-			else
-				(void)sh_scan(s, q == CQ_FD ? PS_CQ_FD : PS_WS, &c);
-		}
-		break;
-	case OP_CQ_SIGNAL:
-		s->cq_signaled[q] = 1;
 		break;
 	case OP_CNTR_ADD:    s->cnt[q] += o->value; break;
 	case OP_CNTR_SET:    s->cnt[q] = o->value; break;
 	case OP_CNTR_ADDERR: s->err[q] += o->value; break;
 	case OP_CNTR_SETERR: s->err[q] = o->value; break;
-	case OP_CNTR_WAIT:
-		/* It waits (and scans) when the threshold is not met. */
-		if (o->timeout > 0 && r->ret == -FI_ETIMEDOUT)
-			(void)sh_scan(s, q == CNTR_FD ? PS_CNTR_FD : PS_WS, &c);
-		break;
-	case OP_TRYWAIT:
-		(void)sh_trywait(s, o->set, &c);
-		break;
-	case OP_WAIT:
-		(void)sh_scan(s, PS_WS, &c);
-		break;
-	case OP_POLL:
-		for (c = 0; c < NCNTR; c++)
-			if (b->in_ps[O_CNTR + c])
-				sh_cntr_scan(s, c);
-		break;
 	default:
 		break;
 	}
@@ -1149,32 +1280,40 @@ static int d_eq_write_size(const struct diff *d)
  * of value since its last poll scan.  Only in the direction "the baseline
  * sees a change lfpoll does not", with such a change pending.
  */
-static int d_cntr_app_change(const struct diff *d)
+static int d_cntr_app_change_in(const struct diff *d, struct sh_timing t)
 {
 	const struct op *o = d->o;
 	unsigned scope = 0, extra;
-	struct shadow s;
 	int c, only;
 
 	switch (o->kind) {
 	case OP_POLL:
 		for (c = 0; c < NCNTR; c++)
-			if (d->b->in_ps[O_CNTR + c] && sh_cntr_changed(d->s, c))
+			if (sh_poll_reports(d->s, &t, d->b, c))
 				scope |= 1u << (O_CNTR + c);
 		extra = d->base->ready & ~d->a->ready;
 		return d->a->ret <= d->base->ret && (d->a->ready & ~d->base->ready) == 0 &&
 		       extra && (extra & ~scope) == 0;
 	case OP_TRYWAIT:
-		s = *d->s;
-		return sh_trywait(&s, o->set, &only) && only &&
+		return sh_trywait(d->s, &t, o->set, &only) && only &&
 		       d->a->ret == 0 && d->base->ret == -FI_EAGAIN;
 	case OP_WAIT:
-		s = *d->s;
-		return sh_scan(&s, PS_WS, &only) && only &&
+		return sh_scan(d->s, &t, PS_WS, &only) && only &&
 		       d->a->ret == -FI_ETIMEDOUT && d->base->ret == 0;
 	default:
 		return 0;
 	}
+}
+
+/* In any state the clock may have left (struct sh_timing). */
+static int d_cntr_app_change(const struct diff *d)
+{
+	int i;
+
+	for (i = 0; i < d->s->nt; i++)
+		if (d_cntr_app_change_in(d, d->s->t[i]))
+			return 1;
+	return 0;
 }
 
 /* sread and fi_cntr_wait on a wait-set member: lfpoll says -FI_ENOSYS
@@ -1256,6 +1395,7 @@ static void scen_both(struct pair *p, struct shadow *s, int threshold_cq)
 	struct scen_cfg cfg = { .threshold_cq = threshold_cq, .cntr = p->cntr };
 
 	memset(s, 0, sizeof(*s));
+	s->nt = 1; /* nothing waited yet: the clock has decided nothing */
 	s->profile = (int)below(3);
 	s->threshold_cq = threshold_cq;
 	s->cntr = p->cntr;
@@ -1396,6 +1536,7 @@ int main(int argc, char **argv)
 	double seconds = 0, start;
 	uint64_t seed = 0, s;
 	int i, steps = 60, quick = 0, one = 0, bad = 0, np = 0;
+	unsigned long count = 1, j;
 	struct world lf, udp, tcp;
 	struct pair pairs[2];
 	struct tally tallies[2];
@@ -1413,7 +1554,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 0);
 			one = 1;
-		} else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			count = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
 			steps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = 1;
@@ -1423,7 +1566,7 @@ int main(int argc, char **argv)
 			return 0;
 		} else {
 			fprintf(stderr, "usage: fabdiff [--doc FILE] [--pair udp|tcp|all] "
-			        "[--quick | --seconds N | --seed S [--steps N]] "
+			        "[--quick | --seconds N | --seed S [--count N] [--steps N]] "
 			        "[--verbose] [--list]\n");
 			return 2;
 		}
@@ -1450,8 +1593,9 @@ int main(int argc, char **argv)
 
 	start = now();
 	if (one) {
-		for (i = 0; i < np; i++)
-			bad |= sequence(&pairs[i], seed, steps, &tallies[i]);
+		for (j = 0; j < count; j++)
+			for (i = 0; i < np; i++)
+				bad |= sequence(&pairs[i], seed + j, steps, &tallies[i]);
 	} else if (quick) {
 		for (i = 0; i < np; i++)
 			for (k = 0; k < sizeof(quick_seeds) / sizeof(quick_seeds[0]); k++)
