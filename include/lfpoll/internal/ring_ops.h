@@ -83,10 +83,16 @@ LFP_FORCE_INLINE size_t lfp__ring_claim_prod(struct lfp_ring *r,
  * by a consumer of the lap before that has taken its position and is still
  * copying the entry out (a per-slot ring frees a slot after its copy).
  * The ring is then not full, and the slot frees once that consumer runs.
- * An index ring gives positions back only after its copies: 0, full.  The
- * two indexes are read with RMWs, tail first: their latest values, so
- * that a stale tail does not make a held slot look full, and head is not
- * behind tail.  Slow path only (an overrun is at stake).
+ * An index ring gives positions back only after its copies: 0, full.
+ *
+ * The two indexes are read with RMWs (their latest values), head first:
+ * tail only grows, so head minus a tail read after it is at most what the
+ * ring held when head was read, and "full" is never said of a ring that
+ * was not full at some instant of the call.  (Tail first, a thread stalled
+ * between the two reads while others lapped the ring paired an old tail
+ * with a new head and called a ring of capacity - 1 full: defect G3.)  A
+ * tail that passed the head read makes the difference negative: not full,
+ * claim again.  Slow path only (an overrun is at stake).
  */
 LFP_SLOW int lfp__ring_slot_held(struct lfp_ring *r)
 {
@@ -94,9 +100,16 @@ LFP_SLOW int lfp__ring_slot_held(struct lfp_ring *r)
 
 	if (r->mode == LFP__RING_INDEX)
 		return 0;
-	tail = lfp__faa_u64(&r->tail, 0);
+	if (LFP__BROKEN("G3")) {
+		tail = lfp__faa_u64(&r->tail, 0);
+		LFP__SCHED("ring.slot_held", r);
+		head = lfp__faa_u64(&r->head, 0);
+		return head - tail <= r->mask;
+	}
 	head = lfp__faa_u64(&r->head, 0);
-	return head - tail <= r->mask;
+	LFP__SCHED("ring.slot_held", r);
+	tail = lfp__faa_u64(&r->tail, 0);
+	return (int64_t)(head - tail) <= (int64_t)r->mask;
 }
 
 /* Publish the k positions filled from first (the index ring at once; the
