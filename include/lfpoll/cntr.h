@@ -53,13 +53,15 @@ LFP_INLINE uint64_t lfp__cntr_events(struct lfp_fid *fid)
 }
 
 /* trywait's re-check: the counter has work when its events moved since
- * the last trywait that reported them. */
+ * the last trywait that reported them, or while a poll set it is in has
+ * not reported them (lfp__fid_poll_owed). */
 LFP_INLINE int lfp__cntr_ready(void *arg)
 {
 	struct lfp_cntr *c = (struct lfp_cntr *)arg;
 
 	/* Acquire: pairs with the event RMW, as in lfp__cntr_events. */
-	return lfp__ld_acq_u64(&c->events) != lfp__ld_rlx_u64(&c->trywait_seen);
+	return lfp__ld_acq_u64(&c->events) != lfp__ld_rlx_u64(&c->trywait_seen) ||
+	       lfp__fid_poll_owed(&c->fid);
 }
 
 /*
@@ -88,6 +90,8 @@ LFP_INLINE int lfp__cntr_trywait(struct lfp_fid *fid)
 			return ret;
 		}
 		if (ev != seen && lfp__cas_u64(&c->trywait_seen, &seen, ev))
+			return ret;
+		if (lfp__fid_poll_owed(fid)) /* owed to a poll set: work */
 			return ret;
 	}
 }

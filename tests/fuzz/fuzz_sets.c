@@ -556,7 +556,8 @@ static void op_trywait(struct fin *f)
 	/* lfp_trywait: a NONE object anywhere is -EINVAL before any object
 	 * is touched (common.h); otherwise the objects in order, the first
 	 * with work gives -EAGAIN (a counter's -EAGAIN marks its events
-	 * seen). */
+	 * seen); a counter in a poll set also has work while that set has
+	 * not reported its events (I3: lfp__fid_poll_owed). */
 	for (i = 0; i < n; i++)
 		if (obj_wait(objs[i]) == LFP_WAIT_NONE)
 			want = -EINVAL;
@@ -568,6 +569,8 @@ static void op_trywait(struct fin *f)
 		} else if (CN[o - NCQ].events != CN[o - NCQ].tw_seen) {
 			want = -EAGAIN;
 			CN[o - NCQ].tw_seen = CN[o - NCQ].events;
+		} else if (*obj_ps(o) >= 0 && obj_ready(o)) {
+			want = -EAGAIN;
 		}
 	}
 	CHECK_EQ(got, want, "lfp_trywait over %d object(s), first %s", n,

@@ -174,6 +174,35 @@ LFP_INLINE int lfp__poll_link_in_set(struct lfp_poll_link *l)
 	return lfp__ld_acq_ptr((void *const *)&l->stack) != NULL;
 }
 
+/*
+ * Whether an event-like object (a counter) has a change tracked in a poll
+ * set (its link pushed, or put there by the add) that the set has not
+ * reported: the change is still owed to the fi_poll(3) loop, whoever else
+ * saw it.  A wait set's check or a trywait that consumed the change while
+ * its producer was on its way to the push found nothing in lfp_poll; if
+ * the producer then pushed and woke nobody (nobody was armed yet), the
+ * loop's next check found the change consumed and slept with it in the
+ * poll set (defect I3).  They answer "work" for it until lfp_poll reports
+ * it.  Before the push the link is not TRACKED and this says 0: the
+ * waiter arms, and the producer's P2-P3 after its push (TRACKED store)
+ * and the waiter's W2-W3 before this load are the usual Dekker pair, so
+ * one of them sees the other (lfp__notify_all).
+ */
+LFP_INLINE int lfp__fid_poll_owed(struct lfp_fid *fid)
+{
+	struct lfp_poll_link *l;
+
+	if (!fid->ops->events || !fid->ops->poll_link || LFP__BROKEN("I3"))
+		return 0;
+	l = fid->ops->poll_link(fid);
+	if (!l || !lfp__poll_link_in_set(l) ||
+	    lfp__ld_rlx_u32(&l->queued) != LFP__LINK_TRACKED)
+		return 0;
+	/* Relaxed seen: lfp_poll and the counter's add/set move it; a stale
+	 * one costs a false positive, as in lfp__fid_work. */
+	return fid->ops->events(fid) != lfp__ld_rlx_u64(&l->seen);
+}
+
 /* Whether the object behind a link has something to report; consumes a
  * counter's change only when consume is set. */
 LFP_INLINE int lfp__poll_link_ready(struct lfp_poll_link *l, int consume)

@@ -19,6 +19,7 @@
 #define LFPOLL_INTERNAL_WAIT_MEMBER_H
 
 #include "../common.h"
+#include "poll_link.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,13 +79,14 @@ LFP_INLINE void lfp__set_core_unbind(struct lfp__set_core *c, struct lfp__wait_m
 }
 
 /* Whether any member has work (the set's W3); lock held.  A counter's
- * change is consumed: reported once. */
+ * change is consumed: reported once, and again while a poll set it is in
+ * has not reported it (lfp__fid_poll_owed). */
 LFP_INLINE int lfp__set_core_ready_locked(struct lfp__set_core *c)
 {
 	struct lfp__wait_member *m;
 
 	for (m = c->head.next; m != &c->head; m = m->next)
-		if (lfp__fid_work(m->fid, &m->seen, 1))
+		if (lfp__fid_work(m->fid, &m->seen, 1) || lfp__fid_poll_owed(m->fid))
 			return 1;
 	return 0;
 }
