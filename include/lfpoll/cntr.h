@@ -248,7 +248,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 {
 	struct lfp__cntr_wait w;
 	int64_t deadline;
-	int ret, woke = 0;
+	int ret;
 
 	if (!c)
 		return -EINVAL;
@@ -264,7 +264,7 @@ LFP_INLINE int lfp_cntr_wait(struct lfp_cntr *c, uint64_t threshold, int timeout
 		if (lfp__ld_acq_u64(&c->err) != w.err0)
 			return -LFP_EAVAIL;
 		ret = timeout == 0 ? -ETIMEDOUT :
-		      lfp__signal_wait(c->w.sig, lfp__cntr_wait_ready, &w, deadline, &woke);
+		      lfp__signal_wait(c->w.sig, lfp__cntr_wait_ready, &w, deadline);
 		if (ret < 0 && ret != -ETIMEDOUT)
 			return ret; /* the wait object failed (e.g. -EBADF) */
 		if (ret < 0) {

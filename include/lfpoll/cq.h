@@ -679,7 +679,7 @@ LFP_INLINE void lfp__cq_sread_cancelled(void *arg)
 /* sread's sleep (lfp__signal_wait), the one cancellation point of the
  * call, with the handler above around it. */
 LFP_INLINE int lfp__cq_sread_sleep(struct lfp_cq *cq, struct lfp__cq_wait *w,
-                                   int remembered, int64_t deadline, int *woke)
+                                   int remembered, int64_t deadline)
 {
 	struct lfp__cq_sread_cancel c;
 	int ret;
@@ -688,8 +688,7 @@ LFP_INLINE int lfp__cq_sread_sleep(struct lfp_cq *cq, struct lfp__cq_wait *w,
 	c.w = w;
 	c.remembered = remembered;
 	pthread_cleanup_push(lfp__cq_sread_cancelled, &c);
-	ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, w, deadline,
-	                       woke);
+	ret = lfp__signal_wait(cq->w.sig, lfp__cq_threshold_ready, w, deadline);
 	pthread_cleanup_pop(0); /* the handler is for cancellation only */
 	return ret;
 }
@@ -716,7 +715,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 	int64_t deadline;
 	ssize_t ret;
 	uint64_t now;
-	int woke = 0, remembered;
+	int remembered;
 
 	if (!cq || !buf || count == 0)
 		return -EINVAL;
@@ -756,7 +755,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 		 * by the check can be taken by another reader first. */
 		if (timeout == 0 || (lfp__expired(deadline) && !LFP__BROKEN("C")))
 			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
-		ret = lfp__cq_sread_sleep(cq, &w, remembered, deadline, &woke);
+		ret = lfp__cq_sread_sleep(cq, &w, remembered, deadline);
 		if (ret == -ETIMEDOUT)
 			return lfp__cq_sread_end(cq, &w, remembered, -EAGAIN);
 		if (ret < 0) /* the wait object failed (e.g. -EBADF) */

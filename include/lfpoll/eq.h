@@ -690,7 +690,6 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 {
 	int64_t deadline;
 	ssize_t ret;
-	int woke = 0;
 
 	if (lfp__eq_read_bad(eq, event, buf, len, flags))
 		return -EINVAL;
@@ -701,7 +700,7 @@ LFP_INLINE ssize_t lfp_eq_sread(struct lfp_eq *eq, uint32_t *event, void *buf,
 		ret = lfp_eq_read(eq, event, buf, len, flags);
 		if (ret != -EAGAIN || timeout == 0 || lfp__expired(deadline))
 			return ret;
-		ret = lfp__signal_wait(eq->w.sig, lfp__eq_ready, eq, deadline, &woke);
+		ret = lfp__signal_wait(eq->w.sig, lfp__eq_ready, eq, deadline);
 		if (ret == -ETIMEDOUT)
 			return lfp_eq_read(eq, event, buf, len, flags);
 		if (ret < 0)

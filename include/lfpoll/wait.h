@@ -330,7 +330,7 @@ out:
 LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 {
 	int64_t deadline;
-	int ret, woke = 0, spin;
+	int ret, spin;
 
 	if (!ws || ws->fid.fclass != LFP_CLASS_WAIT)
 		return -EINVAL;
@@ -347,7 +347,7 @@ LFP_INLINE int lfp_wait(struct lfp_wait *ws, int timeout)
 		if (!LFP__BROKEN("H"))
 			pthread_mutex_unlock(&ws->core.lock);
 		ret = lfp__signal_wait_spin(&ws->sig, lfp__wait_ready, ws, deadline,
-		                            spin, &woke);
+		                            spin);
 		if (ret == -ETIMEDOUT && (lfp__wait_ready(ws) ||
 		                          lfp__wait_fds_ready_at_deadline(ws)))
 			return 0; /* work arrived with the deadline */

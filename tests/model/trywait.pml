@@ -3,8 +3,8 @@
  * (include/lfpoll/internal/signal.h and internal/wait_fd.h): the eventfd waiters of one EQ, which all test
  * the same condition (the EQ is not empty).  Two producers (lfp_eq_write),
  * two waiters.  A waiter loops over lfp_eq_read, lfp_trywait and poll(2)
- * on the eventfd, as an application using LFP_GETWAIT does, or as a wait
- * set's lfp_wait does with force (below).  (lfp_eq_sread itself now sleeps
+ * on the eventfd, as an application using LFP_GETWAIT does, and as a wait
+ * set's lfp_wait does (which returns after each wake).  (lfp_eq_sread itself now sleeps
  * on the object's condition variable, as every blocking call with its own
  * condition does; multiwait.pml models those waiters beside an eventfd
  * waiter.)  P4 is modelled as "btr ARMED": with no ARMED_COND waiter the
@@ -12,17 +12,18 @@
  * signal.h as implemented: state holds ARMED and, above it, PENDING, the eventfd
  * posts announced and not yet drained.  A post adds 1 to PENDING (locked
  * RMW) and then writes the eventfd; W1 (lfp__signal_clear) reads the fd
- * when its load of state shows PENDING > 0, or whatever state says when
- * the waiter's last poll returned on a readable fd (force, woke in
- * lfp__signal_wait_spin), and subtracts the count it read (locked RMW).  The monitor
+ * when its load of state shows PENDING > 0, and subtracts the count it
+ * read (locked RMW).  (-DFORCE: also whatever state says when the
+ * waiter's last poll returned on a readable fd, as an earlier
+ * lfp__signal_wait_spin did; no caller reached it.)  The monitor
  * checks the invariant the design rests on, eventfd counter <= PENDING, in
  * every reachable state.
  *
  *   spin -a trywait.pml              the protocol as implemented
  *   spin -DBROKEN -a trywait.pml     P2 (the producer's full barrier) removed:
  *                                    spin must find a lost wakeup
- *   spin -DNO_FORCE -a trywait.pml   W1 never forced: lfp_trywait as the
- *                                    application calls it (force 0)
+ *   spin -DFORCE -a trywait.pml      W1 forced after a readable wake (an
+ *                                    earlier version; not run by run)
  * Earlier versions, for comparison (tests/model/run does not run them):
  *   -DOLD_89BA192   a SIGNALLED bit plus a count of drainers: post sets the
  *                   bit then writes; W1 counts in, resets the bit, reads,
@@ -415,10 +416,11 @@ loop:
 	:: else -> skip
 	fi;
 
-	/* W1, lfp__signal_clear(s, force = woke). */
+	/* W1, lfp__signal_clear (force = woke only with -DFORCE and the
+	 * earlier designs). */
 #if !defined(OLD) && !defined(OLD_89BA192)
 	if
-#ifndef NO_FORCE
+#ifdef FORCE
 	:: woke -> st = PENDING_ONE /* force: read whatever state says */
 #endif
 	:: else ->

@@ -262,8 +262,9 @@ LFP_INLINE void lfp__fence_acq(void) { LFP__ACQ(); }
 LFP_INLINE void lfp__fence_rel(void) { LFP__REL(); }
 /* A full fence (mfence on x86, dmb ish on aarch64). */
 LFP_INLINE void lfp__fence_sc(void) { ck_pr_fence_strict_memory(); }
-/* After an RMW that must also order later loads (W2): the RMW already is a
- * full barrier here, so only the compiler needs telling. */
+/* After an RMW that must also order later loads (W2, the overrun re-checks,
+ * D1 and a poll link's claim): the RMW already is a full barrier here, so
+ * only the compiler needs telling. */
 LFP_INLINE void lfp__mb_after_rmw(void) { __asm__ __volatile__("" ::: "memory"); }
 
 /* The n check keeps memcpy from ever seeing a NULL pointer for an empty copy. */

@@ -135,12 +135,11 @@ struct lfp_pollfds;
  *                object, announcing the post in PENDING first.  Also the
  *                restore of a drained post.
  *   drain        W1: take a post back (subtracting it from PENDING); 1 when
- *                one was taken.  Called only when PENDING is not 0 or the
- *                caller's last sleep ended on a readable fd.
+ *                one was taken.  Called only when PENDING is not 0.
  *   sleep        W4 for a waiter that does not sleep on the condition:
- *                0 (go and re-check), 1 (woke on a readable native object:
- *                the next W1 must drain it), or -errno (-ETIMEDOUT at the
- *                deadline).  The caller loops, so a spurious 0 is allowed.
+ *                0 (go and re-check), 1 (woke on a readable native object),
+ *                or -errno (-ETIMEDOUT at the deadline).  The caller
+ *                loops, so a spurious 0 is allowed.
  *   getwait      LFP_GETWAIT's answer into arg; fds is a wait set's array
  *                of fds (its own fd first), NULL for a queue.
  */
@@ -328,14 +327,13 @@ LFP_INLINE void lfp__signal_notify(struct lfp__signal *s)
  * Every post is announced in PENDING before it is made, and a drain
  * subtracts only what it took (the kinds that post keep that invariant:
  * internal/wait_fd.h), so PENDING == 0 means there is nothing to drain and
- * W1 makes no system call: the idle trywait of every kind.
- *
- * force: the caller's last sleep ended on a readable fd: drain even if our
- * load of state says 0 (a relaxed load may lag).
+ * W1 makes no system call: the idle trywait of every kind.  (A waiter
+ * that saw the fd readable sees the post's announcement too: the kernel
+ * orders the producer's write(2) before the poll(2) that reported it.)
  */
-LFP_INLINE int lfp__signal_clear(struct lfp__signal *s, int force)
+LFP_INLINE int lfp__signal_clear(struct lfp__signal *s)
 {
-	if (!force && !(lfp__ld_rlx_u32(&s->state) & LFP__PENDING))
+	if (!(lfp__ld_rlx_u32(&s->state) & LFP__PENDING))
 		return 0;
 	return s->kind->drain(s);
 }
@@ -413,15 +411,13 @@ LFP_INLINE int lfp__signal_sleep_cond(struct lfp__signal *s, uint64_t seq0,
  * The trywait step of one object for a waiter outside lfpoll's blocking
  * calls (the application's poll on LFP_GETWAIT, or lfp_wait on a set): W1,
  * W2, then W3 through ready(arg) (> 0: work pending).  0 when blocking on
- * the native object is safe, -EAGAIN otherwise.  force: see
- * lfp__signal_clear.  Every caller on one signal must pass the same ready
- * (see the top of this file).
+ * the native object is safe, -EAGAIN otherwise.  Every caller on one
+ * signal must pass the same ready (see the top of this file).
  */
-LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
-                                         int (*ready)(void *), void *arg,
-                                         int force)
+LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
+                                   int (*ready)(void *), void *arg)
 {
-	int cleared = lfp__signal_clear(s, force); /* W1 */
+	int cleared = lfp__signal_clear(s); /* W1 */
 
 	LFP__SCHED("signal.W1", s);
 	/* W2: a waiter on the native object, whichever bit the kind's
@@ -435,25 +431,16 @@ LFP_INLINE int lfp__signal_trywait_force(struct lfp__signal *s,
 	return 0;
 }
 
-LFP_INLINE int lfp__signal_trywait(struct lfp__signal *s,
-                                   int (*ready)(void *), void *arg)
-{
-	return lfp__signal_trywait_force(s, ready, arg, 0);
-}
-
 /*
  * Block until ready(arg) may be true: a bounded spin of `spin` checks, then
  * W1-W4.  Returns 0 when ready(arg) reported work, 1 after a wake (work may
  * be there, or a spurious wake), and -ETIMEDOUT at the deadline.  Never
  * consumes anything.  ready may be any condition of the caller's (a
  * threshold, a signal count) when the signal sleeps on its condition
- * variable; on a wait set's fd it must be the set's own readiness.  *woke
- * carries, between the calls of one waiting loop (start it at 0), whether
- * the last sleep ended on a readable fd.
+ * variable; on a wait set's fd it must be the set's own readiness.
  */
 LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *),
-                                     void *arg, int64_t deadline, int spin,
-                                     int *woke)
+                                     void *arg, int64_t deadline, int spin)
 {
 	uint64_t seq0;
 	int i, ret;
@@ -478,21 +465,16 @@ LFP_INLINE int lfp__signal_wait_spin(struct lfp__signal *s, int (*ready)(void *)
 		ret = lfp__signal_sleep_cond(s, seq0, deadline); /* W4 */
 		return ret < 0 ? ret : 1;
 	}
-	ret = lfp__signal_trywait_force(s, ready, arg, *woke);
-	*woke = 0;
-	if (ret)
+	if (lfp__signal_trywait(s, ready, arg))
 		return 0;
 	ret = s->kind->sleep(s, deadline);                   /* W4 */
-	if (ret < 0)
-		return ret;
-	*woke = ret;
-	return 1;
+	return ret < 0 ? ret : 1;
 }
 
 LFP_INLINE int lfp__signal_wait(struct lfp__signal *s, int (*ready)(void *),
-                                void *arg, int64_t deadline, int *woke)
+                                void *arg, int64_t deadline)
 {
-	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT, woke);
+	return lfp__signal_wait_spin(s, ready, arg, deadline, LFP_SPIN_COUNT);
 }
 
 /*
