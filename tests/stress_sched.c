@@ -1864,6 +1864,74 @@ static void test_h(void)
 /* ================================================================ I */
 
 /*
+ * The rig of I and I3: a counter in a poll set, and in a wait set of kind
+ * obj (ws set) or with its own wait object of kind obj; fd is what the
+ * loop polls.  The poll set starts with the counter reported quiet, so the
+ * next increment claims its link.
+ */
+struct i_rig {
+	struct lfp_wait *ws;
+	struct lfp_cntr *cn;
+	struct lfp_fid *fid;
+	struct lfp_poll *ps;
+	int fd;
+};
+
+static void i_rig_open(struct i_rig *r, enum lfp_wait_obj obj, int in_set,
+                       const char *on)
+{
+	void *ctx[2];
+
+	r->ws = in_set ? open_ws(obj) : NULL;
+	r->cn = open_cntr(in_set ? LFP_WAIT_SET : obj, r->ws, (void *)"counter");
+	r->fid = &r->cn->fid;
+	r->fd = -1;
+	CHECK(lfp_poll_open(NULL, &r->ps) == 0, "lfp_poll_open");
+	CHECK(lfp_poll_add(r->ps, r->fid, 0) == 0, "lfp_poll_add");
+	CHECK(lfp_control(in_set ? &r->ws->fid : r->fid, LFP_GETWAIT, &r->fd) == 0,
+	      "LFP_GETWAIT");
+	/* Added links start tracked; with nothing to report, lfp_poll drops
+	 * this one, so the next inc claims it. */
+	CHECK(lfp_poll(r->ps, ctx, 2) == 0, "%s: lfp_poll on a quiet counter", on);
+}
+
+/* The counter's producer, parked after claiming its link, before the push. */
+static void i_rig_park_producer(struct i_rig *r, struct call *p, const char *on)
+{
+	call_init(p, CALL_CNTR_INC, "poll.link.claimed", &r->cn->link);
+	p->cntr = r->cn;
+	p->value = 1;
+	call_start_parked(p, "%s: the producer", on);
+}
+
+static void i_rig_release_producer(struct call *p, const char *on)
+{
+	parker_release(&p->park);
+	CHECK(call_wait(p, 10), "%s: the producer hung", on);
+	call_join(p);
+}
+
+/* Whether r->fd becomes readable within ms. */
+static int i_rig_fd_wakes(struct i_rig *r, int ms)
+{
+	struct pollfd pfd;
+
+	pfd.fd = r->fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return poll(&pfd, 1, ms) == 1;
+}
+
+static void i_rig_close(struct i_rig *r)
+{
+	CHECK(lfp_poll_del(r->ps, r->fid, 0) == 0, "lfp_poll_del");
+	CHECK(lfp_poll_close(r->ps) == 0, "lfp_poll_close");
+	CHECK(lfp_cntr_close(r->cn) == 0, "lfp_cntr_close");
+	if (r->ws)
+		CHECK(lfp_wait_close(r->ws) == 0, "lfp_wait_close");
+}
+
+/*
  * A counter in a wait set and a poll set (found by the walk, W): its
  * producer is parked after claiming its poll link, before the push.  The
  * fi_poll(3) loop then runs: lfp_poll finds nothing (the link is not on
@@ -1874,53 +1942,33 @@ static void test_h(void)
  */
 static void i_one(enum lfp_wait_obj obj)
 {
-	const char *on = obj_name(obj);
-	struct lfp_wait *ws = open_ws(obj);
-	struct lfp_cntr *cn = open_cntr(obj, ws, (void *)"counter");
-	struct lfp_fid *fid = &cn->fid;
-	struct lfp_poll *ps;
-	struct pollfd pfd;
+	char on[32];
+	struct i_rig r;
 	struct call p;
 	void *ctx[2];
-	int n, ret, fd = -1;
+	int n, ret;
 
-	CHECK(lfp_poll_open(NULL, &ps) == 0, "lfp_poll_open");
-	CHECK(lfp_poll_add(ps, fid, 0) == 0, "lfp_poll_add");
-	CHECK(lfp_control(&ws->fid, LFP_GETWAIT, &fd) == 0, "LFP_GETWAIT");
-	/* Added links start tracked; with nothing to report, lfp_poll drops
-	 * this one, so the next inc claims it. */
-	CHECK(lfp_poll(ps, ctx, 2) == 0, "I: %s: lfp_poll on a quiet counter", on);
-	CHECK(lfp_trywait(&fid, 1) == 0, "I: %s: trywait on a quiet set", on);
-	call_init(&p, CALL_CNTR_INC, "poll.link.claimed", &cn->link);
-	p.cntr = cn;
-	p.value = 1;
-	call_start_parked(&p, "I: %s: the producer", on);
-	n = lfp_poll(ps, ctx, 2);
-	CHECK(n == 0, "I: %s: lfp_poll reported a link not yet pushed (%d)", on, n);
-	ret = lfp_trywait(&fid, 1);
-	CHECK(ret == -EAGAIN, "I: %s: trywait missed the counter's change (%d)",
+	snprintf(on, sizeof(on), "I: %s", obj_name(obj));
+	i_rig_open(&r, obj, 1, on);
+	CHECK(lfp_trywait(&r.fid, 1) == 0, "%s: trywait on a quiet set", on);
+	i_rig_park_producer(&r, &p, on);
+	n = lfp_poll(r.ps, ctx, 2);
+	CHECK(n == 0, "%s: lfp_poll reported a link not yet pushed (%d)", on, n);
+	ret = lfp_trywait(&r.fid, 1);
+	CHECK(ret == -EAGAIN, "%s: trywait missed the counter's change (%d)",
 	      on, ret);
-	CHECK(lfp_poll(ps, ctx, 2) == 0, "I: %s: lfp_poll", on);
-	ret = lfp_trywait(&fid, 1);
-	CHECK(ret == 0, "I: %s: the second trywait = %d", on, ret);
-	parker_release(&p.park);
-	CHECK(call_wait(&p, 10), "I: %s: the producer hung", on);
-	call_join(&p);
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	n = poll(&pfd, 1, 3000);
-	CHECK(n == 1, "I: %s: lost wake: the counter's producer finished, lfp_poll "
-	      "would report the counter, but the set's fd stayed quiet 3 s after "
-	      "trywait returned 0 (the wake went out before the poll link's push)",
-	      on);
-	n = lfp_poll(ps, ctx, 2);
-	CHECK(n == 1 && ctx[0] == fid->context, "I: %s: lfp_poll did not report "
+	CHECK(lfp_poll(r.ps, ctx, 2) == 0, "%s: lfp_poll", on);
+	ret = lfp_trywait(&r.fid, 1);
+	CHECK(ret == 0, "%s: the second trywait = %d", on, ret);
+	i_rig_release_producer(&p, on);
+	CHECK(i_rig_fd_wakes(&r, 3000), "%s: lost wake: the counter's producer "
+	      "finished, lfp_poll would report the counter, but the set's fd "
+	      "stayed quiet 3 s after trywait returned 0 (the wake went out "
+	      "before the poll link's push)", on);
+	n = lfp_poll(r.ps, ctx, 2);
+	CHECK(n == 1 && ctx[0] == r.fid->context, "%s: lfp_poll did not report "
 	      "the counter (%d)", on, n);
-	CHECK(lfp_poll_del(ps, fid, 0) == 0, "lfp_poll_del");
-	CHECK(lfp_poll_close(ps) == 0, "lfp_poll_close");
-	CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
-	CHECK(lfp_wait_close(ws) == 0, "lfp_wait_close");
+	i_rig_close(&r);
 }
 
 /*
@@ -1972,65 +2020,44 @@ static void i2_one(enum lfp_wait_obj obj)
  */
 static void i3_one(int mode)
 {
-	static const char *const what[] = { "trywait, wait set", "lfp_wait",
-	                                    "trywait, own fd" };
-	struct lfp_wait *ws = mode < 2 ? open_ws(LFP_WAIT_FD) : NULL;
-	struct lfp_cntr *cn = open_cntr(mode < 2 ? LFP_WAIT_SET : LFP_WAIT_FD, ws,
-	                                (void *)"counter");
-	struct lfp_fid *fid = &cn->fid;
+	static const char *const what[] = { "I3: trywait, wait set",
+	                                    "I3: lfp_wait", "I3: trywait, own fd" };
 	const char *on = what[mode];
-	struct lfp_poll *ps;
-	struct pollfd pfd;
+	struct i_rig r;
 	struct call p;
 	void *ctx[2];
-	int n, ret, fd = -1;
+	int n, ret;
 
-	CHECK(lfp_poll_open(NULL, &ps) == 0, "lfp_poll_open");
-	CHECK(lfp_poll_add(ps, fid, 0) == 0, "lfp_poll_add");
-	CHECK(lfp_control(mode < 2 ? &ws->fid : fid, LFP_GETWAIT, &fd) == 0,
-	      "LFP_GETWAIT");
-	CHECK(lfp_poll(ps, ctx, 2) == 0, "I3: %s: lfp_poll on a quiet counter", on);
-	ret = mode == 1 ? lfp_wait(ws, 0) : lfp_trywait(&fid, 1);
-	CHECK(ret == (mode == 1 ? -ETIMEDOUT : 0), "I3: %s: quiet: %d", on, ret);
-	call_init(&p, CALL_CNTR_INC, "poll.link.claimed", &cn->link);
-	p.cntr = cn;
-	p.value = 1;
-	call_start_parked(&p, "I3: %s: the producer", on);
-	ret = mode == 1 ? lfp_wait(ws, 0) : lfp_trywait(&fid, 1);
-	CHECK(ret == (mode == 1 ? 0 : -EAGAIN), "I3: %s: the check missed the "
+	i_rig_open(&r, LFP_WAIT_FD, mode < 2, on);
+	ret = mode == 1 ? lfp_wait(r.ws, 0) : lfp_trywait(&r.fid, 1);
+	CHECK(ret == (mode == 1 ? -ETIMEDOUT : 0), "%s: quiet: %d", on, ret);
+	i_rig_park_producer(&r, &p, on);
+	ret = mode == 1 ? lfp_wait(r.ws, 0) : lfp_trywait(&r.fid, 1);
+	CHECK(ret == (mode == 1 ? 0 : -EAGAIN), "%s: the check missed the "
 	      "counter's change (%d)", on, ret);
-	n = lfp_poll(ps, ctx, 2);
-	CHECK(n == 0, "I3: %s: lfp_poll reported a link not yet pushed (%d)", on, n);
-	parker_release(&p.park);
-	CHECK(call_wait(&p, 10), "I3: %s: the producer hung", on);
-	call_join(&p);
+	n = lfp_poll(r.ps, ctx, 2);
+	CHECK(n == 0, "%s: lfp_poll reported a link not yet pushed (%d)", on, n);
+	i_rig_release_producer(&p, on);
 	if (mode == 1) {
-		ret = lfp_wait(ws, 2000);
-		CHECK(ret == 0, "I3: %s: lost wake: the producer finished and "
+		ret = lfp_wait(r.ws, 2000);
+		CHECK(ret == 0, "%s: lost wake: the producer finished and "
 		      "lfp_poll would report the counter, but lfp_wait slept to "
 		      "its timeout (%d)", on, ret);
 	} else {
-		ret = lfp_trywait(&fid, 1);
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		CHECK(ret == -EAGAIN || poll(&pfd, 1, 2000) == 1, "I3: %s: lost "
+		ret = lfp_trywait(&r.fid, 1);
+		CHECK(ret == -EAGAIN || i_rig_fd_wakes(&r, 2000), "%s: lost "
 		      "wake: the producer finished and lfp_poll would report the "
 		      "counter, but trywait returned %d and the fd stayed quiet "
 		      "for 2 s", on, ret);
 	}
-	n = lfp_poll(ps, ctx, 2);
-	CHECK(n == 1 && ctx[0] == fid->context, "I3: %s: lfp_poll did not report "
+	n = lfp_poll(r.ps, ctx, 2);
+	CHECK(n == 1 && ctx[0] == r.fid->context, "%s: lfp_poll did not report "
 	      "the counter (%d)", on, n);
 	/* Reported: the loop may sleep again. */
-	ret = mode == 1 ? lfp_wait(ws, 0) : lfp_trywait(&fid, 1);
-	CHECK(ret == (mode == 1 ? -ETIMEDOUT : 0), "I3: %s: after lfp_poll "
+	ret = mode == 1 ? lfp_wait(r.ws, 0) : lfp_trywait(&r.fid, 1);
+	CHECK(ret == (mode == 1 ? -ETIMEDOUT : 0), "%s: after lfp_poll "
 	      "reported the change: %d", on, ret);
-	CHECK(lfp_poll_del(ps, fid, 0) == 0, "lfp_poll_del");
-	CHECK(lfp_poll_close(ps) == 0, "lfp_poll_close");
-	CHECK(lfp_cntr_close(cn) == 0, "lfp_cntr_close");
-	if (ws)
-		CHECK(lfp_wait_close(ws) == 0, "lfp_wait_close");
+	i_rig_close(&r);
 }
 
 static void test_i(void)
