@@ -1049,6 +1049,104 @@ static void test_f(void)
 
 #define G_SIZE 4
 
+/* G2 and G3 work on one queue of an EQ: its events (errors 0) or its
+ * errors.  An entry's value travels in the payload or in err.data. */
+static const char *g_queue_name(int errors)
+{
+	return errors ? "error" : "event";
+}
+
+static ssize_t g_entry_size(int errors)
+{
+	return errors ? (ssize_t)sizeof(struct lfp_eq_err_entry) :
+	                (ssize_t)sizeof(uint64_t);
+}
+
+/* Write the entry of value v; what ("G2") prefixes a failure. */
+static void g_write(struct lfp_eq *eq, int errors, uint64_t v, const char *what)
+{
+	struct lfp_eq_err_entry err;
+	ssize_t n;
+
+	memset(&err, 0, sizeof(err));
+	err.err = EIO;
+	err.data = v;
+	n = errors ? lfp_eq_write_err(eq, &err) :
+	             lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == g_entry_size(errors), "%s: write %s %llu: %zd", what,
+	      g_queue_name(errors), (unsigned long long)v, n);
+}
+
+/* Read the next entry, which must have value want. */
+static void g_read(struct lfp_eq *eq, int errors, uint64_t want, const char *what)
+{
+	struct lfp_eq_err_entry err;
+	uint32_t ev;
+	ssize_t n;
+
+	memset(&err, 0, sizeof(err));
+	n = errors ? lfp_eq_readerr(eq, &err, 0) :
+	             lfp_eq_read(eq, &ev, &err.data, sizeof(err.data), 0);
+	CHECK(n > 0 && err.data == want, "%s: read %s: %zd (%llu, expected %llu)",
+	      what, g_queue_name(errors), n, (unsigned long long)err.data,
+	      (unsigned long long)want);
+}
+
+/* Entries 0 to G_SIZE - 1 written, and reader r parked after taking
+ * entry 0 (ring.cons.claimed), so that it holds entry 0's slot. */
+static void g_fill_behind_parked_reader(struct lfp_eq *eq, int errors,
+                                        struct call *r, const char *what)
+{
+	uint64_t v;
+
+	for (v = 0; v < G_SIZE; v++) {
+		if (v == 1) {
+			call_init(r, errors ? CALL_EQ_READERR : CALL_EQ_READ,
+			          "ring.cons.claimed",
+			          errors ? &eq->errq.ring : &eq->events);
+			r->eq = eq;
+			call_start_parked(r, "%s: the reader of %s 0", what,
+			                  g_queue_name(errors));
+		}
+		g_write(eq, errors, v, what);
+	}
+}
+
+/* Release reader r, which must return entry 0. */
+static void g_release_reader(struct call *r, int errors, const char *what)
+{
+	parker_release(&r->park);
+	CHECK(call_wait(r, 10), "%s: the parked reader hung", what);
+	call_join(r);
+	CHECK(r->ret > 0 && r->value == 0, "%s: the parked reader of %s 0 got "
+	      "%zd (%llu)", what, g_queue_name(errors), r->ret,
+	      (unsigned long long)r->value);
+}
+
+/* A write of G_SIZE (call w, not started) into the queue, parked at
+ * point if not NULL. */
+static void g_writer(struct call *w, struct lfp_eq *eq, int errors,
+                     const char *point)
+{
+	call_init(w, errors ? CALL_EQ_WRITE_ERR : CALL_EQ_WRITE, point,
+	          point ? (errors ? &eq->errq.ring : &eq->events) : NULL);
+	w->eq = eq;
+	w->event = LFP_EVENT_USER;
+	w->value = G_SIZE;
+}
+
+/* The queue is read out; the EQ is drained, not overrun. */
+static void g_drained(struct lfp_eq *eq, const char *what)
+{
+	uint32_t ev;
+	uint64_t v;
+	ssize_t n;
+
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == -EAGAIN, "%s: the EQ is drained, not overrun: read %zd", what, n);
+	CHECK(lfp_eq_close(eq) == 0, "%s: close", what);
+}
+
 /*
  * G2, one queue of an EQ of G_SIZE (events, or errors): a reader parked
  * after taking the head entry (ring.cons.claimed) holds its slot while the
@@ -1060,66 +1158,30 @@ static void test_f(void)
 static void g2_queue(int errors)
 {
 	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, G_SIZE, 0, 0, NULL);
-	const char *q = errors ? "error" : "event";
-	struct lfp_eq_err_entry err;
 	struct call r, w;
 	uint64_t v;
-	uint32_t ev;
-	ssize_t n;
 
-	memset(&err, 0, sizeof(err));
-	err.err = EIO;
-	for (v = 0; v < G_SIZE; v++) {
-		if (v == 1) { /* the reader takes entry 0 and stays */
-			call_init(&r, errors ? CALL_EQ_READERR : CALL_EQ_READ,
-			          "ring.cons.claimed",
-			          errors ? &eq->errq.ring : &eq->events);
-			r.eq = eq;
-			call_start_parked(&r, "G2: the reader of %s 0", q);
-		}
-		err.data = v;
-		n = errors ? lfp_eq_write_err(eq, &err) :
-		             lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
-		CHECK(n == (errors ? (ssize_t)sizeof(err) : (ssize_t)sizeof(v)),
-		      "G2: write %s %llu: %zd", q, (unsigned long long)v, n);
-	}
-	for (v = 1; v < G_SIZE && !errors; v++) {
-		n = lfp_eq_read(eq, &ev, &err.data, sizeof(err.data), 0);
-		CHECK(n > 0 && err.data == v, "G2: read %s %llu: %zd (%llu)", q,
-		      (unsigned long long)v, n, (unsigned long long)err.data);
-	}
+	g_fill_behind_parked_reader(eq, errors, &r, "G2");
+	for (v = 1; v < G_SIZE && !errors; v++)
+		g_read(eq, errors, v, "G2");
 	/* Entry 0's slot is still held by the parked reader, and it is the
 	 * slot of the next position. */
-	call_init(&w, errors ? CALL_EQ_WRITE_ERR : CALL_EQ_WRITE, NULL, NULL);
-	w.eq = eq;
-	w.event = LFP_EVENT_USER;
-	w.value = G_SIZE;
+	g_writer(&w, eq, errors, NULL);
 	call_start(&w);
 	CHECK(!call_wait(&w, 0.1), "G2: with %d %ss queued (EQ size %d) and a "
 	      "reader still copying one out, a write returned %zd%s",
-	      errors ? G_SIZE - 1 : 0, q, G_SIZE, w.ret,
+	      errors ? G_SIZE - 1 : 0, g_queue_name(errors), G_SIZE, w.ret,
 	      w.ret == -LFP_EOVERRUN ? ": the EQ overran, for good, with room "
 	      "for all its size but one" : "");
-	parker_release(&r.park);
-	CHECK(call_wait(&r, 10), "G2: the parked reader hung");
-	call_join(&r);
-	CHECK(r.ret > 0 && r.value == 0, "G2: the parked reader of %s 0 got "
-	      "%zd (%llu)", q, r.ret, (unsigned long long)r.value);
+	g_release_reader(&r, errors, "G2");
 	CHECK(call_wait(&w, 10), "G2: the write waiting for the held slot hung "
 	      "after the reader freed it");
 	call_join(&w);
-	CHECK(w.ret == (errors ? (ssize_t)sizeof(err) : (ssize_t)sizeof(v)),
+	CHECK(w.ret == g_entry_size(errors),
 	      "G2: the write that waited for the held slot returned %zd", w.ret);
-	for (v = errors ? 1 : G_SIZE; v <= G_SIZE; v++) {
-		memset(&err, 0, sizeof(err));
-		n = errors ? lfp_eq_readerr(eq, &err, 0) :
-		             lfp_eq_read(eq, &ev, &err.data, sizeof(err.data), 0);
-		CHECK(n > 0 && err.data == v, "G2: read %s %llu: %zd (%llu)", q,
-		      (unsigned long long)v, n, (unsigned long long)err.data);
-	}
-	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == -EAGAIN, "G2: the EQ is drained, not overrun: read %zd", n);
-	CHECK(lfp_eq_close(eq) == 0, "G2: close");
+	for (v = errors ? 1 : G_SIZE; v <= G_SIZE; v++)
+		g_read(eq, errors, v, "G2");
+	g_drained(eq, "G2");
 }
 
 /*
@@ -1133,77 +1195,36 @@ static void g2_queue(int errors)
  */
 static void g3_queue(int errors)
 {
+	static const uint64_t want[G_SIZE] = { 3, G_SIZE + 1, G_SIZE + 2, G_SIZE };
 	struct lfp_eq *eq = open_eq(LFP_WAIT_NONE, G_SIZE, 0, 0, NULL);
-	struct lfp_ring *ring = errors ? &eq->errq.ring : &eq->events;
-	const char *q = errors ? "error" : "event";
-	struct lfp_eq_err_entry err;
-	uint64_t v, want[G_SIZE] = { 3, G_SIZE + 1, G_SIZE + 2, G_SIZE };
 	struct call r, w;
-	uint32_t ev;
-	ssize_t n, size = errors ? (ssize_t)sizeof(err) : (ssize_t)sizeof(v);
+	uint64_t v;
 	int i;
 
-	memset(&err, 0, sizeof(err));
-	err.err = EIO;
-	for (v = 0; v < G_SIZE; v++) {
-		if (v == 1) { /* the reader takes entry 0 and stays */
-			call_init(&r, errors ? CALL_EQ_READERR : CALL_EQ_READ,
-			          "ring.cons.claimed", ring);
-			r.eq = eq;
-			call_start_parked(&r, "G3: the reader of %s 0", q);
-		}
-		err.data = v;
-		n = errors ? lfp_eq_write_err(eq, &err) :
-		             lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
-		CHECK(n == size, "G3: write %s %llu: %zd", q, (unsigned long long)v, n);
-	}
+	g_fill_behind_parked_reader(eq, errors, &r, "G3");
 	/* Entry 0's slot is the next position's: the writer's claim fails and
 	 * it looks at the indexes. */
-	call_init(&w, errors ? CALL_EQ_WRITE_ERR : CALL_EQ_WRITE, "ring.slot_held",
-	          ring);
-	w.eq = eq;
-	w.event = LFP_EVENT_USER;
-	w.value = G_SIZE;
-	call_start_parked(&w, "G3: the writer of %s %d", q, G_SIZE);
-	parker_release(&r.park);
-	CHECK(call_wait(&r, 10), "G3: the parked reader hung");
-	call_join(&r);
-	CHECK(r.ret > 0 && r.value == 0, "G3: the parked reader of %s 0 got "
-	      "%zd (%llu)", q, r.ret, (unsigned long long)r.value);
-	for (v = 1; v < 3; v++) {
-		memset(&err, 0, sizeof(err));
-		n = errors ? lfp_eq_readerr(eq, &err, 0) :
-		             lfp_eq_read(eq, &ev, &err.data, sizeof(err.data), 0);
-		CHECK(n > 0 && err.data == v, "G3: read %s %llu: %zd (%llu)", q,
-		      (unsigned long long)v, n, (unsigned long long)err.data);
-	}
-	for (v = G_SIZE + 1; v < G_SIZE + 3; v++) {
-		err.err = EIO;
-		err.data = v;
-		n = errors ? lfp_eq_write_err(eq, &err) :
-		             lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
-		CHECK(n == size, "G3: write %s %llu: %zd", q, (unsigned long long)v, n);
-	}
+	g_writer(&w, eq, errors, "ring.slot_held");
+	call_start_parked(&w, "G3: the writer of %s %d", g_queue_name(errors),
+	                  G_SIZE);
+	g_release_reader(&r, errors, "G3");
+	for (v = 1; v < 3; v++)
+		g_read(eq, errors, v, "G3");
+	for (v = G_SIZE + 1; v < G_SIZE + 3; v++)
+		g_write(eq, errors, v, "G3");
 	/* G_SIZE - 1 queued, the head a lap past the tail the writer may
 	 * have seen. */
 	parker_release(&w.park);
 	CHECK(call_wait(&w, 10), "G3: the parked writer hung");
 	call_join(&w);
-	CHECK(w.ret == size, "G3: with %d %ss queued (EQ size %d), a write "
-	      "stalled in its look at the indexes while the queue moved on "
-	      "returned %zd%s", G_SIZE - 1, q, G_SIZE, w.ret,
-	      w.ret == -LFP_EOVERRUN ? ": the EQ overran, for good, not full" : "");
-	for (i = 0; i < G_SIZE; i++) {
-		memset(&err, 0, sizeof(err));
-		n = errors ? lfp_eq_readerr(eq, &err, 0) :
-		             lfp_eq_read(eq, &ev, &err.data, sizeof(err.data), 0);
-		CHECK(n > 0 && err.data == want[i], "G3: read %s %d: %zd (%llu, "
-		      "expected %llu)", q, i, n, (unsigned long long)err.data,
-		      (unsigned long long)want[i]);
-	}
-	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
-	CHECK(n == -EAGAIN, "G3: the EQ is drained, not overrun: read %zd", n);
-	CHECK(lfp_eq_close(eq) == 0, "G3: close");
+	CHECK(w.ret == g_entry_size(errors), "G3: with %d %ss queued (EQ size "
+	      "%d), a write stalled in its look at the indexes while the queue "
+	      "moved on returned %zd%s", G_SIZE - 1, g_queue_name(errors), G_SIZE,
+	      w.ret, w.ret == -LFP_EOVERRUN ? ": the EQ overran, for good, not "
+	      "full" : "");
+	for (i = 0; i < G_SIZE; i++)
+		g_read(eq, errors, want[i], "G3");
+	g_drained(eq, "G3");
 }
 
 static void test_g3(void)
