@@ -1154,12 +1154,12 @@ static void sh_update_timing(struct shadow *s, const struct op *o,
                              const struct res *r, const struct world *b)
 {
 	struct sh_timing out[NTIMING];
-	int n = 0, i, any = 0;
+	int agrees[NTIMING], n = 0, i, any = 0;
 
 	for (i = 0; i < s->nt; i++)
-		any |= sh_agrees(s, s->t[i], o, r, b);
+		any |= agrees[i] = sh_agrees(s, s->t[i], o, r, b);
 	for (i = 0; i < s->nt; i++)
-		if (!any || sh_agrees(s, s->t[i], o, r, b))
+		if (!any || agrees[i])
 			sh_step(s, s->t[i], o, r, b, out, &n);
 	memcpy(s->t, out, (size_t)n * sizeof(out[0]));
 	s->nt = n;
