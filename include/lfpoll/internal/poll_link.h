@@ -105,6 +105,15 @@ LFP_OUTLINE void lfp__poll_link_push(struct lfp_poll_link *l)
 	/* Release: lfp_poll_del waits for a state other than PUSHING before
 	 * it touches the stack; lfp_poll's L1 CAS waits for it too. */
 	lfp__st_rel_u32(&l->queued, LFP__LINK_TRACKED);
+	/* Full barrier (I4): orders the TRACKED store before the producer's
+	 * P3 load of the waiters' state that follows (lfp__notify_in_set).
+	 * Pairs with W2's barrier (lfp__mb_after_rmw) before a waiter's load
+	 * of this link in lfp__fid_poll_owed: either the producer sees the
+	 * waiter armed and posts, or the waiter sees the change owed
+	 * (docs/design.md 2.6).  P2 came before the push and does not order
+	 * this store.  Only the push pays it, once per lfp_poll report. */
+	if (!LFP__BROKEN("I4"))
+		lfp__mb();
 }
 
 /*
