@@ -46,7 +46,9 @@ static _Thread_local int is_producer;
 static _Atomic int at_claimed, go_claimed, at_pushed, go_both;
 static _Atomic uint64_t round_no, round_done;
 static unsigned delay_p, delay_w;   /* set by the waiter before the round */
-static struct stress_deadline watch; /* for every handshake's wait */
+/* Fails the program if a round hangs anywhere, in a handshake's spin or
+ * inside lfpoll; its deadline also bounds stress_await. */
+static struct stress_watchdog wd;
 
 static void spin(unsigned n)
 {
@@ -93,16 +95,18 @@ void lfp_test_sched(const char *where, const void *obj)
 static void *producer(void *arg)
 {
 	uint64_t n;
+	int r;
 
 	(void)arg;
 	is_producer = 1;
 	for (n = 1;; n++) {
-		stress_await(&round_no, n, &watch, "the waiter's next round");
+		stress_await(&round_no, n, &wd.deadline, "the waiter's next round");
 		if (atomic_load(&round_no) == UINT64_MAX)
 			return NULL;
 		park_at = "poll.link.claimed";
-		CHECK(lfp_cntr_inc(C, 1) == 0, "lfp_cntr_inc failed in round %llu",
-		      (unsigned long long)n);
+		r = lfp_cntr_inc(C, 1);
+		CHECK(r == 0, "round %llu: lfp_cntr_inc(C) = %d",
+		      (unsigned long long)n, r);
 		park_at = NULL;
 		atomic_store_explicit(&round_done, n, memory_order_release);
 	}
@@ -119,16 +123,22 @@ int main(void)
 	void *ctx[4];
 	pthread_t t;
 	uint64_t t0;
+	double slept;
 	int r, k;
 
-	CHECK(lfp_wait_open(&wa, &W) == 0, "lfp_wait_open failed (%d)", 0);
+	r = lfp_wait_open(&wa, &W);
+	CHECK(r == 0, "lfp_wait_open = %d", r);
 	ca.wait_set = W;
-	CHECK(lfp_cntr_open(&ca, &C, NULL) == 0 && lfp_cntr_open(&ca, &D, NULL) == 0,
-	      "lfp_cntr_open failed (%d)", 0);
-	CHECK(lfp_poll_open(NULL, &P) == 0 && lfp_poll_add(P, &C->fid, 0) == 0,
-	      "poll set setup failed (%d)", 0);
+	r = lfp_cntr_open(&ca, &C, NULL);
+	CHECK(r == 0, "lfp_cntr_open(C) = %d", r);
+	r = lfp_cntr_open(&ca, &D, NULL);
+	CHECK(r == 0, "lfp_cntr_open(D) = %d", r);
+	r = lfp_poll_open(NULL, &P);
+	CHECK(r == 0, "lfp_poll_open = %d", r);
+	r = lfp_poll_add(P, &C->fid, 0);
+	CHECK(r == 0, "lfp_poll_add = %d", r);
 	cf = &C->fid;
-	watch = stress_deadline_in(budget + 10.0, "stress_link_barrier");
+	stress_watchdog_start(&wd, budget + 10.0, "stress_link_barrier", NULL, NULL);
 	stress_spawn(&t, producer, NULL);
 	for (n = 1; !stress_deadline_passed(&d); n++) {
 		/* 1: C reported and quiet, W unarmed with D's post taken. */
@@ -136,7 +146,9 @@ int main(void)
 			;
 		while (lfp_trywait(&cf, 1) != 0)
 			;
-		CHECK(lfp_cntr_inc(D, 1) == 0, "lfp_cntr_inc(D) failed (%d)", 0);
+		r = lfp_cntr_inc(D, 1);
+		CHECK(r == 0, "round %llu: lfp_cntr_inc(D) = %d",
+		      (unsigned long long)n, r);
 		r = lfp_wait(W, 0);
 		CHECK(r == 0, "round %llu: lfp_wait after D's change = %d",
 		      (unsigned long long)n, r);
@@ -158,20 +170,23 @@ int main(void)
 		park_at = "signal.W1";
 		t0 = stress_now_ns();
 		r = lfp_wait(W, WAIT_MS);
+		slept = stress_seconds_since(t0);
 		park_at = NULL;
-		stress_await(&round_done, n, &watch, "the producer's inc");
+		stress_await(&round_done, n, &wd.deadline, "the producer's inc");
 		k = lfp_poll(P, ctx, 4);
-		CHECK(stress_seconds_since(t0) < WAIT_MS * 0.75e-3,
+		CHECK(slept < WAIT_MS * 0.75e-3,
 		      "round %llu: lfp_wait slept %.3f s (returned %d) while the "
 		      "counter's change was owed to lfp_poll, which then reported "
 		      "%d: a lost wake-up (delays %u, %u)", (unsigned long long)n,
-		      stress_seconds_since(t0), r, k, delay_p, delay_w);
+		      slept, r, k, delay_p, delay_w);
 	}
 	atomic_store_explicit(&round_no, UINT64_MAX, memory_order_release);
 	stress_join(t);
+	stress_watchdog_stop(&wd);
 	printf("stress_link_barrier: %llu rounds, no wake-up lost\n",
 	       (unsigned long long)(n - 1));
-	CHECK(lfp_poll_del(P, &C->fid, 0) == 0, "lfp_poll_del failed (%d)", 0);
+	r = lfp_poll_del(P, &C->fid, 0);
+	CHECK(r == 0, "lfp_poll_del = %d", r);
 	lfp_poll_close(P);
 	lfp_cntr_close(C);
 	lfp_cntr_close(D);
