@@ -9,11 +9,18 @@
 #
 # Pointers and size_t are 4 bytes there, so the CQ formats' sizes are
 # multiples of 4, not of 8, and 64-bit atomics are two-word operations.
-# Concurrency Kit has no 32-bit headers here, so these builds use the
-# compiler's atomics (LFP_ATOMIC_BUILTINS), as the TSan build does; and
-# Criterion no 32-bit library: the checks are plain programs.  The cross
-# compiler, not gcc -m32: Debian's gcc-multilib cannot be installed beside
-# the aarch64 cross compiler that check-arm64 needs.
+# Most of these builds use the compiler's atomics (LFP_ATOMIC_BUILTINS), as
+# the TSan build does.  The ring and CQ stress programs are built a second
+# time (stress_*_ck) on Concurrency Kit, which is what a 32-bit user gets by
+# default: its headers are the host's (build-ilp32/ck/ holds links to
+# them; its ck_md.h describes x86-64, which is TSO as 32-bit x86 is).  And
+# check-ilp32 shows that stress_ring_ck can fail on the defect it is there
+# for: stress_ring_ck_w, built with LFP_TEST_BROKEN_W (64-bit words loaded
+# and stored with ck_pr, as two 32-bit accesses: docs/reliability.md, "W"),
+# must fail with a CHECK line.  Criterion has no 32-bit library: the checks
+# are plain programs.  The cross compiler, not gcc -m32: Debian's
+# gcc-multilib cannot be installed beside the aarch64 cross compiler that
+# check-arm64 needs.
 
 I32_CC     ?= i686-linux-gnu-gcc
 I32_B      := build-ilp32
@@ -22,12 +29,17 @@ I32_CFLAGS := -O2 $(STD_C) $(WARN) -Wno-psabi -Iinclude -Itests \
 I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c \
               tests/stress_cq.c tests/stress_ring.c tests/stress_sched.c
 I32_PROGS  := $(addprefix $(I32_B)/,$(notdir $(basename $(I32_SRCS))))
+I32_CK_SRC ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
+I32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) -I$(I32_B)/ck
+I32_PROGS  += $(I32_B)/stress_ring_ck $(I32_B)/stress_cq_ck
+I32_BROKEN := $(I32_B)/stress_ring_ck_w
 
 .PHONY: check-ilp32 ilp32-deps ilp32-clean
 
 ilp32-deps:
 	@case "$$(uname -m)" in x86_64|i?86) ;; *) exit 0 ;; esac; \
 	missing=; \
+	[ -f $(I32_CK_SRC)/ck_pr.h ] || missing=libck-dev; \
 	command -v $(I32_CC) >/dev/null 2>&1 || missing="gcc-i686-linux-gnu"; \
 	{ command -v $(I32_CC) >/dev/null 2>&1 && \
 	  [ "$$($(I32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
@@ -44,6 +56,25 @@ $(I32_B)/stress_%: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h)
 	$(call say,CC32,$@)
 	$(Q)$(I32_CC) $(I32_CFLAGS) $< -o $@ -static
 
+# Links to Concurrency Kit's headers: the host's include directory cannot
+# go on the cross compiler's path (it would mix 64-bit libc headers in).
+$(I32_B)/ck/.stamp: tests/ilp32.mk
+	$(Q)rm -rf $(I32_B)/ck && mkdir -p $(I32_B)/ck
+	$(Q)test -f $(I32_CK_SRC)/ck_pr.h || \
+		{ echo "error: no ck_pr.h in $(I32_CK_SRC) (set I32_CK_SRC)" >&2; exit 1; }
+	$(Q)for f in $(I32_CK_SRC)/ck_*.h $(I32_CK_SRC)/gcc $(I32_CK_SRC)/spinlock; do \
+		if [ -e "$$f" ]; then ln -s "$$(realpath "$$f")" $(I32_B)/ck/ || exit 1; fi; \
+	done
+	$(Q)touch $@
+
+$(I32_B)/stress_%_ck: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) $(I32_B)/ck/.stamp
+	$(call say,CC32,$@)
+	$(Q)$(I32_CC) $(I32_CK_CFLAGS) $< -o $@ -static
+
+$(I32_B)/stress_%_ck_w: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) $(I32_B)/ck/.stamp
+	$(call say,CC32,$@)
+	$(Q)$(I32_CC) $(I32_CK_CFLAGS) -DLFP_TEST_BROKEN_W $< -o $@ -static
+
 # Where the kernel runs no 32-bit programs, each runs under qemu-i386
 # (Debian qemu-user), through a launcher of its own as check-arm64's: user
 # emulation keeps the 32-bit size_t and pointers, which is what these
@@ -54,23 +85,30 @@ I32_QEMU ?= qemu-i386
 check-ilp32: ilp32-deps
 	@case "$$(uname -m)" in x86_64|i?86) ;; \
 	*) echo "check-ilp32: skipped: not an x86 host"; exit 0 ;; esac; \
-	$(MAKE) --no-print-directory $(CHECK_J) $(I32_PROGS) || exit 1; \
+	$(MAKE) --no-print-directory $(CHECK_J) $(I32_PROGS) $(I32_BROKEN) || exit 1; \
 	printf 'int main(void) { return 0; }\n' > $(I32_B)/probe.c && \
 	$(I32_CC) $(I32_B)/probe.c -o $(I32_B)/probe -static && \
 	if $(I32_B)/probe 2>/dev/null; then \
-		sh tests/run-tests $(I32_PROGS); \
+		progs="$(I32_PROGS)"; broken="$(I32_BROKEN)"; \
 	elif command -v $(I32_QEMU) >/dev/null 2>&1 && $(I32_QEMU) $(I32_B)/probe; then \
 		echo "check-ilp32: this kernel runs no 32-bit programs: under $(I32_QEMU)"; \
-		mkdir -p $(I32_B)/qemu; progs=; \
-		for p in $(I32_PROGS); do \
+		mkdir -p $(I32_B)/qemu; progs=; broken=; \
+		for p in $(I32_PROGS) $(I32_BROKEN); do \
 			l=$(I32_B)/qemu/$$(basename $$p); \
 			printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(I32_QEMU)' "$$(realpath $$p)" > $$l; \
-			chmod +x $$l; progs="$$progs $$l"; \
+			chmod +x $$l; \
+			case " $(I32_BROKEN) " in *" $$p "*) broken="$$broken $$l" ;; \
+			*) progs="$$progs $$l" ;; esac; \
 		done; \
-		sh tests/run-tests $$progs; \
 	else \
 		echo "check-ilp32: skipped: this kernel runs no 32-bit programs, and $(I32_QEMU) (qemu-user) is missing"; \
-	fi
+		exit 0; \
+	fi; \
+	sh tests/run-tests $$progs || exit 1; \
+	echo "check-ilp32: the broken build must fail (64-bit words split, W):"; \
+	for p in $$broken; do \
+		LFP_STRESS=long sh tests/run-broken-one 300 $$p W "CHECK(.*) failed: " || exit 1; \
+	done
 
 # Built natively too, cq_formats and ring_limits run in make check beside
 # the stress programs (and under both sanitizers): each program checks

@@ -215,8 +215,25 @@ LFP_INLINE T lfp__xchg_##S(T *p, T v)                                          \
 { T old; LFP__RMW_PRE(); old = ck_pr_fas_##W(p, v); LFP__RMW_POST();           \
   return old; }
 
-LFP__ATOMIC_OPS(uint64_t, u64, 64)
 LFP__ATOMIC_OPS(uint32_t, u32, 32)
+
+/*
+ * 64-bit words (ring positions, slot words, counts) must be loaded and
+ * stored in one access.  ck_pr does that only where a register holds 64
+ * bits: on 32-bit targets its x86 port has no 64-bit load or store, and its
+ * portable port (the one a 32-bit x86 build gets unless __x86__ is defined)
+ * makes them volatile accesses, which the compiler splits into two 32-bit
+ * moves, so a reader could pair half of a published slot word with half of
+ * a free one (docs/reliability.md, "W").  There the compiler's 64-bit
+ * atomics (one SSE or x87 move, cmpxchg8b; ldrexd/strexd on Arm) do the
+ * accesses, with the same orderings as ck_pr's: the fences around them are
+ * this layer's own.  LFP_TEST_BROKEN_W, a test-only build switch
+ * (make check-ilp32), brings back the split accesses.
+ */
+#if defined(__x86_64__) || defined(__aarch64__) ||                            \
+    (defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8) ||               \
+    defined(LFP_TEST_BROKEN_W)
+LFP__ATOMIC_OPS(uint64_t, u64, 64)
 
 /* CAS that reports only success (lock cmpxchg; sete), so the expected
  * value never needs a home in memory: a failed caller reloads what it
@@ -224,6 +241,34 @@ LFP__ATOMIC_OPS(uint32_t, u32, 32)
 LFP_INLINE int lfp__cas_ok_u64(uint64_t *p, uint64_t expected, uint64_t desired)
 { int ok; LFP__RMW_PRE(); ok = ck_pr_cas_64(p, expected, desired); LFP__RMW_POST();
   return ok; }
+#else
+#  if !defined(__GCC_ATOMIC_LLONG_LOCK_FREE) || __GCC_ATOMIC_LLONG_LOCK_FREE != 2
+#    error "lfpoll needs lock-free 64-bit atomics, which this target lacks"
+#  endif
+/* Relaxed accesses plus this layer's fences, as ck_pr's path above; the
+ * RMWs are bracketed as every RMW here, so they stay full barriers. */
+LFP_INLINE uint64_t lfp__ld_rlx_u64(const uint64_t *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
+LFP_INLINE uint64_t lfp__ld_acq_u64(const uint64_t *p)
+{ uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED); LFP__ACQ(); return v; }
+LFP_INLINE void lfp__st_rlx_u64(uint64_t *p, uint64_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+LFP_INLINE void lfp__st_rel_u64(uint64_t *p, uint64_t v)
+{ LFP__REL(); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+LFP_INLINE int lfp__cas_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{ int ok; LFP__RMW_PRE();
+  ok = __atomic_compare_exchange_n(p, expected, desired, 0,
+                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  LFP__RMW_POST(); return ok; }
+LFP_INLINE uint64_t lfp__faa_u64(uint64_t *p, uint64_t v)
+{ uint64_t old; LFP__RMW_PRE(); old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+  LFP__RMW_POST(); return old; }
+LFP_INLINE uint64_t lfp__xchg_u64(uint64_t *p, uint64_t v)
+{ uint64_t old; LFP__RMW_PRE(); old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+  LFP__RMW_POST(); return old; }
+LFP_INLINE int lfp__cas_ok_u64(uint64_t *p, uint64_t expected, uint64_t desired)
+{ return lfp__cas_u64(p, &expected, desired); }
+#endif
 /* An exchange for LFP_DEBUG's misuse checks only; they need its atomicity,
  * not its ordering (the builtins build makes it relaxed). */
 LFP_INLINE uint32_t lfp__xchg_rlx_u32(uint32_t *p, uint32_t v)

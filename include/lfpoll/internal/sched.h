@@ -71,6 +71,9 @@ void lfp_test_sched(const char *where, const void *obj);
  * reads a set's fd count, and the verbs async trywait its held event,
  * without the writer's lock; "H2" lfp_poll_add stores into a link that
  * another set's lfp_poll reads under its own lock.
+ * One is a build switch, not a run-time one, since it picks an atomic
+ * layer: LFP_TEST_BROKEN_W, "W", 64-bit words loaded and stored through
+ * ck_pr on 32-bit targets, as two 32-bit accesses (make check-ilp32).
  * Two, in lower case, show that fuzz targets' oracles can fail (tests/
  * fuzz.mk, make fuzz-broken): "p" an EQ peek consumes its event, "c"
  * lfp_poll consumes a counter's change it had no room to report.
