@@ -55,6 +55,7 @@ LFP_INLINE void lfp_binding_init(struct lfp_fid *fid, uint32_t fclass,
 {
 	fid->fclass = fclass;
 	fid->abi = LFP_ABI_VERSION;
+	fid->asym = 0; /* its producers fence (poll_link.h) */
 	fid->context = context;
 	fid->ops = ops;
 }

@@ -167,7 +167,7 @@ LFP_INLINE int lfp__cntr_event(struct lfp_cntr *c, uint64_t *field, uint64_t v)
 		return -EINVAL;
 	(void)lfp__faa_u64(field, v);
 	(void)lfp__faa_u64(&c->events, 1);
-	lfp__notify_all(c->w.sig, &c->link);
+	lfp__notify_all(c->w.sig, &c->link, 0);
 	return 0;
 }
 

@@ -113,7 +113,7 @@ LFP_INLINE ssize_t lfp__failed(ssize_t r)
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 6
+#define LFP_ABI_VERSION 7
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */
@@ -210,6 +210,12 @@ struct lfp_fid {
 	 * know (lfp_binding(3)).  Last, so that initializers of the first
 	 * three fields keep compiling. */
 	uint32_t abi;
+	/* Set at open, never changed after: the object has no wait object,
+	 * and its producers make no fence while it is in no poll set; an add
+	 * to a poll set pays for their side of the pair with a process-wide
+	 * barrier (internal/poll_link.h; docs/design.md 4.1).  In the fid,
+	 * near the object's start, where the write's test of it is short. */
+	uint32_t asym;
 };
 
 /*

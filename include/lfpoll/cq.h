@@ -198,9 +198,13 @@ LFP_INLINE int lfp_cq_open(const struct lfp_cq_attr *attr, struct lfp_cq **cqp,
 	cq->entry_size = esz;
 	lfp__poll_link_init(&cq->link, &cq->fid, 0);
 	ret = lfp__obj_open_wait(&cq->fid, &cq->own, a.wait_obj, a.wait_set);
-	if (!ret)
-		*cqp = cq;
-	return ret;
+	if (ret)
+		return ret;
+	/* No wait object: writes make no fence while the CQ is in no poll
+	 * set, where the process-wide barrier is available (poll_link.h). */
+	cq->fid.asym = !cq->w.sig && lfp__asym_ready();
+	*cqp = cq;
+	return 0;
 }
 
 /*
@@ -350,7 +354,7 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 	}
 	lfp__ring_commit_prod(&cq->entries, &g, pos, k);
 	lfp__side_leave(&cq->entries, 1);
-	lfp__notify_all(cq->w.sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link, cq->fid.asym);
 	return (ssize_t)k;
 }
 
@@ -377,7 +381,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries
 	esz = cq->entry_size;
 	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
 	lfp__slot_publish(&g, pos, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
-	lfp__notify_all(cq->w.sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link, cq->fid.asym);
 	return 1;
 }
 
@@ -408,7 +412,7 @@ LFP_INLINE ssize_t lfp_cq_writeerr(struct lfp_cq *cq, const struct lfp_cq_err_en
 	lfp__side_leave(&cq->entries, 1);
 	if (ret)
 		return ret;
-	lfp__notify_all(cq->w.sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link, cq->fid.asym);
 	return (ssize_t)sizeof(*err);
 }
 
@@ -520,7 +524,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
 	                  (uint32_t)(esz + sizeof(lfp_addr_t)));
 	lfp__idx_commit_prod(&cq->entries, pos, 1); /* I2, publishes: P1 */
 	lfp__side_leave(&cq->entries, 1);
-	lfp__notify_all(cq->w.sig, &cq->link);
+	lfp__notify_all(cq->w.sig, &cq->link, cq->fid.asym);
 	return 1;
 }
 

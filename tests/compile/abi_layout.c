@@ -21,17 +21,21 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-/* Version 6: the index ring's sides keep the record of the last run of one
+/* Version 7: the fid holds asym (in what was its tail padding: no size
+ * or offset moved), and objects with it set rely on lfp_poll_add's
+ * process-wide barrier, which calls built with version 6 do not make.
+ * (Version 6: the index ring's sides keep the record of the last run of one
  * metadata word (len_change, last_meta; the consumer's change_seen), and
- * the LFP_DEBUG busy flags moved after them.  (Version 5: a signal names
+ * the LFP_DEBUG busy flags moved after them.  Version 5: a signal names
  * its wait object kind by a pointer to the kind's table (struct
  * lfp__wait_kind), and every lfpoll object's fid ops begin a struct
  * lfp__class, through which a wait set hands a joining member its core; a
  * binding's member is a handle lfpoll allocates, no longer a struct the
  * binding embeds.  Version 4: the ring's slot words say "free" with 0, and
  * the ring has modes.) */
-#  if LFP_ABI_VERSION == 6
+#  if LFP_ABI_VERSION == 7
 LAYOUT(sizeof(struct lfp_fid) == 32);
+LAYOUT(offsetof(struct lfp_fid, asym) == 28);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);
 LAYOUT(offsetof(struct lfp_fid, ops) == 16);
 LAYOUT(offsetof(struct lfp_fid, abi) == 24);

@@ -63,9 +63,79 @@ struct lfp_poll_link {
 	uint32_t queued;              /* LFP__LINK_* */
 	/* Set by classes whose work arrives with no producer to push the
 	 * link (a verbs CQ is filled by the device): lfp_poll keeps such a
-	 * link tracked and checks it on every call. */
+	 * link tracked and checks it on every call.  Also set by an add
+	 * whose process-wide barrier failed (lfp__poll_link_attach). */
 	uint32_t sticky;
 };
+
+/*
+ * The process-wide barrier (Linux membarrier(2), private expedited): when
+ * it returns, every other thread of the process has made a full barrier
+ * somewhere between the call's start and its return (a thread off its CPU
+ * has passed a context switch, which is one).  Against it a compiler
+ * barrier on the other side of a store-buffering pair is enough.
+ *
+ * lfp__asym_ready registers the process for it, once per translation unit
+ * (registration is per process and may be repeated), and says whether it
+ * is available: not on kernels without it (before 4.14), nor where a
+ * seccomp filter refuses it, nor with LFP_NO_MEMBARRIER defined.  Objects
+ * opened then keep their producers' fence.
+ */
+#if defined(__linux__) && !defined(LFP_NO_MEMBARRIER)
+#  include <sys/syscall.h>
+#  include <unistd.h>
+#  if defined(SYS_membarrier)
+#    define LFP__HAVE_MEMBARRIER 1
+/* syscall(2) is declared only with _DEFAULT_SOURCE (glibc's __USE_MISC)
+ * or _GNU_SOURCE; C++ compilers define the latter. */
+#    if !defined(__USE_MISC) && !defined(_GNU_SOURCE) && !defined(__cplusplus)
+long syscall(long number, ...);
+#    endif
+#  endif
+#endif
+enum {
+	LFP__MBR_QUERY = 0,                          /* MEMBARRIER_CMD_QUERY */
+	LFP__MBR_PRIVATE_EXPEDITED = 1 << 3,
+	LFP__MBR_REGISTER_PRIVATE_EXPEDITED = 1 << 4
+};
+
+LFP_SLOW int lfp__asym_ready(void)
+{
+	static uint32_t state; /* 0 not tried yet, 1 registered, 2 refused */
+	uint32_t s = lfp__ld_rlx_u32(&state);
+
+	if (s)
+		return s == 1;
+	s = 2;
+#if defined(LFP__HAVE_MEMBARRIER)
+	{
+		long cmds = syscall(SYS_membarrier, LFP__MBR_QUERY, 0, 0);
+
+		if (cmds > 0 && (cmds & LFP__MBR_PRIVATE_EXPEDITED) &&
+		    (cmds & LFP__MBR_REGISTER_PRIVATE_EXPEDITED) &&
+		    syscall(SYS_membarrier, LFP__MBR_REGISTER_PRIVATE_EXPEDITED,
+		            0, 0) == 0)
+			s = 1;
+	}
+#endif
+	/* Relaxed: it caches a property of the process, which the kernel
+	 * holds from the registration's return on; a race registers twice. */
+	lfp__st_rlx_u32(&state, s);
+	return s == 1;
+}
+
+/* The barrier itself: 0, or -errno (a seccomp filter installed since the
+ * registration, say). */
+LFP_SLOW int lfp__asym_barrier(void)
+{
+#if defined(LFP__HAVE_MEMBARRIER)
+	if (syscall(SYS_membarrier, LFP__MBR_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return 0;
+	return errno ? -errno : -EIO;
+#else
+	return -ENOSYS;
+#endif
+}
 
 /* ---------------------------------------------------------------- producer */
 
@@ -129,9 +199,20 @@ LFP_INLINE void lfp__poll_link_notify(struct lfp_poll_link *l)
 }
 
 /* lfp__notify_all's rest for an object in a poll set, out of line: the
- * push (when the link is IDLE), then P3-P4, in that order. */
-LFP_OUTLINE void lfp__notify_in_set(struct lfp__signal *sig, struct lfp_poll_link *l)
+ * push (when the link is IDLE), then P3-P4, in that order.  Marked cold
+ * for gcc, which then moves the call and its frame out of every write's
+ * inline body (the write of a CQ in a poll set still calls it each time:
+ * two loads when the link is tracked).  clang keeps the call in line
+ * either way, and lays the write out shorter without the mark. */
+#if defined(__clang__)
+#  define LFP__NOTIFY_IN_SET LFP_OUTLINE
+#else
+#  define LFP__NOTIFY_IN_SET LFP_SLOW
+#endif
+LFP__NOTIFY_IN_SET void lfp__notify_in_set(struct lfp__signal *sig, struct lfp_poll_link *l)
 {
+	if (l->fid->asym)
+		lfp__mb(); /* P2, which lfp__notify_all left out */
 	lfp__poll_link_notify(l);
 	if (sig)
 		lfp__signal_check(sig);
@@ -148,7 +229,8 @@ LFP_OUTLINE void lfp__notify_in_set(struct lfp__signal *sig, struct lfp_poll_lin
  * and the waiter slept with the counter's change unreported: docs/
  * reliability.md, defect I.)
  */
-LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp_poll_link *l)
+LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp_poll_link *l,
+                                 uint32_t asym)
 {
 	if (LFP__BROKEN("I")) {
 		if (sig)
@@ -158,8 +240,20 @@ LFP_INLINE void lfp__notify_all(struct lfp__signal *sig, struct lfp_poll_link *l
 		lfp__poll_link_notify(l);
 		return;
 	}
-	if (!LFP__BROKEN("P2"))
+	/* An asym object (no wait object) needs the fence only when it is in
+	 * a poll set, and then makes it in lfp__notify_in_set, before the
+	 * link's other loads.  In no set there is no one to wake and nothing
+	 * to push, but the load of stack must still follow the publish in
+	 * the instruction stream (a compiler barrier; the processor may let
+	 * it pass the store): the other side, lfp_poll_add, sets stack and
+	 * then makes the process-wide barrier before any lfp_poll looks at
+	 * the object, so either this load sees the set or that look sees the
+	 * publish (docs/design.md 4.1). */
+	if (LFP__BROKEN("V2") && asym)
+		return;
+	if (LFP__LIKELY(!asym) && !LFP__BROKEN("P2"))
 		lfp__mb(); /* P2: pairs with W2 and with the poller's L2 */
+	__asm__ __volatile__("" ::: "memory"); /* asym: the compiler barrier */
 	if (LFP__UNLIKELY(lfp__ld_rlx_ptr((void *const *)&l->stack) != NULL))
 		lfp__notify_in_set(sig, l);
 	else if (sig)
@@ -232,6 +326,14 @@ LFP_INLINE int lfp__poll_link_attach(struct lfp_poll_link *l,
 
 	if (!lfp__cas_ptr((void **)&l->stack, (void **)&none, stack))
 		return none == stack ? -EEXIST : -EBUSY;
+	/* The other side of the asym pair (lfp__notify_all): after the CAS,
+	 * which set stack, and before any lfp_poll looks at the object (it
+	 * needs the set's lock, which the caller holds).  Where the barrier
+	 * fails, the link becomes sticky: lfp_poll then checks the object on
+	 * every call, as a verbs CQ's, and no report depends on a producer's
+	 * push. */
+	if (l->fid->asym && !LFP__BROKEN("V") && lfp__asym_barrier() != 0)
+		l->sticky = 1;
 	/* Track it now, unless a producer that saw the new set has claimed
 	 * the push (PUSHING: wait for it) or done it (TRACKED: the link is on
 	 * the ready stack).  Putting it on our list as well would link it
