@@ -54,8 +54,9 @@ static void refuse_membarrier(void)
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
 	cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	cr_assert_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0,
-	             "seccomp: errno %d", errno);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		cr_skip_test("no seccomp filters here (errno %d): the refusal "
+		             "cannot be staged", errno);
 	cr_assert_eq(syscall(SYS_membarrier, 1 << 3 /* PRIVATE_EXPEDITED */, 0, 0), -1);
 	cr_assert_eq(errno, EPERM);
 }
