@@ -10,8 +10,8 @@
 # Pointers and size_t are 4 bytes there, so the CQ formats' sizes are
 # multiples of 4, not of 8, and 64-bit atomics are two-word operations.
 # Most of these builds use the compiler's atomics (LFP_ATOMIC_BUILTINS), as
-# the TSan build does.  The ring and CQ stress programs are built a second
-# time (stress_*_ck) on Concurrency Kit, which is what a 32-bit user gets by
+# the TSan build does.  The ring stress program is built a second time
+# (stress_ring_ck) on Concurrency Kit, which is what a 32-bit user gets by
 # default: its headers are the host's (build-ilp32/ck/ holds links to
 # them; its ck_md.h describes x86-64, which is TSO as 32-bit x86 is).  And
 # check-ilp32 shows that stress_ring_ck can fail on the defect it is there
@@ -31,7 +31,7 @@ I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c \
 I32_PROGS  := $(addprefix $(I32_B)/,$(notdir $(basename $(I32_SRCS))))
 I32_CK_SRC ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
 I32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) -I$(I32_B)/ck
-I32_PROGS  += $(I32_B)/stress_ring_ck $(I32_B)/stress_cq_ck
+I32_PROGS  += $(I32_B)/stress_ring_ck
 I32_BROKEN := $(I32_B)/stress_ring_ck_w
 
 .PHONY: check-ilp32 ilp32-deps ilp32-clean
