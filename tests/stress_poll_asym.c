@@ -21,7 +21,9 @@
  * the member rounds.  LFP_BROKEN=V (the add makes no process-wide
  * barrier) is shown by tests/model/asym.pml, not here: the loss needs the
  * write's store to stay in its store buffer across the add's lock, the
- * poller's lfp_poll and its re-check, which no run here has shown.
+ * poller's lfp_poll and its re-check, which these rounds do not arrange
+ * (a writer that first fills its store buffer does: docs/reliability.md,
+ * "Limits").
  */
 #include <lfpoll/lfpoll.h>
 
