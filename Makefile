@@ -123,6 +123,23 @@ ENSURE     := $(if $(filter-out 0,$(NO_INSTALL)),LFP_NO_INSTALL=1 )CC='$(CC)' \
 lfp_missing = $(shell CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' sh scripts/ensure-deps --missing $(1))
 # What `make` and `make install` need: the core is Concurrency Kit's headers.
 DEPS_CORE  := libck-dev
+# Where they are, for the cross builds (tests/arm64.mk, tests/ilp32.mk): the
+# host's include directory cannot go on a cross compiler's path (it would
+# mix the host's libc headers in), so each build links Concurrency Kit's own
+# headers into a directory of its own.
+CK_INCLUDEDIR ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
+# $(call ck_links,DIR,SKIP): links in DIR to each of those headers but the
+# file named SKIP (empty: none); a recipe's lines.
+define ck_links
+	$(Q)rm -rf $(1) && mkdir -p $(1)
+	$(Q)test -f $(CK_INCLUDEDIR)/ck_pr.h || \
+		{ echo "error: no ck_pr.h in $(CK_INCLUDEDIR) (set CK_INCLUDEDIR)" >&2; exit 1; }
+	$(Q)for f in $(CK_INCLUDEDIR)/ck_*.h $(CK_INCLUDEDIR)/gcc $(CK_INCLUDEDIR)/spinlock; do \
+		if [ -e "$$f" ] && [ "$${f##*/}" != "$(2)" ]; then \
+			ln -s "$$(realpath "$$f")" $(1)/ || exit 1; \
+		fi; \
+	done
+endef
 
 # ---------------------------------------------------------------- tests
 TEST_SRCS   := $(wildcard tests/test_*.c)

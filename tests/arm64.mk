@@ -30,7 +30,6 @@ A64_CC      ?= aarch64-linux-gnu-gcc
 A64_OBJDUMP ?= aarch64-linux-gnu-objdump
 A64_QEMU    ?= qemu-aarch64
 A64_B       := build-arm64
-A64_CK_SRC  ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
 A64_CK      := $(A64_B)/ck
 A64_CFLAGS  := -O2 $(STD_C) $(WARN) -Iinclude -Itests/arm64 -I$(A64_CK) \
                -DLFP_STATS -Itests -pthread
@@ -61,14 +60,7 @@ arm64-deps:
 
 # Links to every Concurrency Kit header except ck_md.h.
 $(A64_B)/ck/.stamp: tests/arm64.mk
-	$(Q)rm -rf $(A64_CK) && mkdir -p $(A64_CK)
-	$(Q)test -f $(A64_CK_SRC)/ck_pr.h || \
-		{ echo "error: no ck_pr.h in $(A64_CK_SRC) (set A64_CK_SRC)" >&2; exit 1; }
-	$(Q)for f in $(A64_CK_SRC)/ck_*.h $(A64_CK_SRC)/gcc $(A64_CK_SRC)/spinlock; do \
-		if [ -e "$$f" ] && [ "$${f##*/}" != ck_md.h ]; then \
-			ln -s "$$(realpath "$$f")" $(A64_CK)/ || exit 1; \
-		fi; \
-	done
+	$(call ck_links,$(A64_CK),ck_md.h)
 	$(Q)touch $@
 
 # The memory-model guard and the dmb check.

@@ -29,7 +29,6 @@ I32_CFLAGS := -O2 $(STD_C) $(WARN) -Wno-psabi -Iinclude -Itests \
 I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c \
               tests/stress_cq.c tests/stress_ring.c tests/stress_sched.c
 I32_PROGS  := $(addprefix $(I32_B)/,$(notdir $(basename $(I32_SRCS))))
-I32_CK_SRC ?= $(or $(shell $(PKG_CONFIG) --variable=includedir ck 2>/dev/null),/usr/include)
 I32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) -I$(I32_B)/ck
 I32_PROGS  += $(I32_B)/stress_ring_ck
 I32_BROKEN := $(I32_B)/stress_ring_ck_w
@@ -39,7 +38,7 @@ I32_BROKEN := $(I32_B)/stress_ring_ck_w
 ilp32-deps:
 	@case "$$(uname -m)" in x86_64|i?86) ;; *) exit 0 ;; esac; \
 	missing=; \
-	[ -f $(I32_CK_SRC)/ck_pr.h ] || missing=libck-dev; \
+	[ -f $(CK_INCLUDEDIR)/ck_pr.h ] || missing=libck-dev; \
 	command -v $(I32_CC) >/dev/null 2>&1 || missing="gcc-i686-linux-gnu"; \
 	{ command -v $(I32_CC) >/dev/null 2>&1 && \
 	  [ "$$($(I32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
@@ -56,15 +55,9 @@ $(I32_B)/stress_%: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h)
 	$(call say,CC32,$@)
 	$(Q)$(I32_CC) $(I32_CFLAGS) $< -o $@ -static
 
-# Links to Concurrency Kit's headers: the host's include directory cannot
-# go on the cross compiler's path (it would mix 64-bit libc headers in).
+# Links to all of Concurrency Kit's headers (ck_links, in the Makefile).
 $(I32_B)/ck/.stamp: tests/ilp32.mk
-	$(Q)rm -rf $(I32_B)/ck && mkdir -p $(I32_B)/ck
-	$(Q)test -f $(I32_CK_SRC)/ck_pr.h || \
-		{ echo "error: no ck_pr.h in $(I32_CK_SRC) (set I32_CK_SRC)" >&2; exit 1; }
-	$(Q)for f in $(I32_CK_SRC)/ck_*.h $(I32_CK_SRC)/gcc $(I32_CK_SRC)/spinlock; do \
-		if [ -e "$$f" ]; then ln -s "$$(realpath "$$f")" $(I32_B)/ck/ || exit 1; fi; \
-	done
+	$(call ck_links,$(I32_B)/ck,)
 	$(Q)touch $@
 
 $(I32_B)/stress_%_ck: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) $(I32_B)/ck/.stamp
