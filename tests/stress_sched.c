@@ -1148,6 +1148,24 @@ static void g_drained(struct lfp_eq *eq, const char *what)
 }
 
 /*
+ * G2 and G4's setup: reader r parked holding entry 0's slot with the queue
+ * filled behind it, the events after it read by this thread (errors are
+ * read under a lock, so they stay), and a write of G_SIZE started as call
+ * w: the slot it needs is entry 0's, still held.
+ */
+static void g_write_at_held_slot(struct lfp_eq *eq, int errors, struct call *r,
+                                 struct call *w, const char *what)
+{
+	uint64_t v;
+
+	g_fill_behind_parked_reader(eq, errors, r, what);
+	for (v = 1; v < G_SIZE && !errors; v++)
+		g_read(eq, errors, v, what);
+	g_writer(w, eq, errors, NULL);
+	call_start(w);
+}
+
+/*
  * G2, one queue of an EQ of G_SIZE (events, or errors): a reader parked
  * after taking the head entry (ring.cons.claimed) holds its slot while the
  * queue is filled behind it.  Events are also read by another reader, so
@@ -1161,13 +1179,7 @@ static void g2_queue(int errors)
 	struct call r, w;
 	uint64_t v;
 
-	g_fill_behind_parked_reader(eq, errors, &r, "G2");
-	for (v = 1; v < G_SIZE && !errors; v++)
-		g_read(eq, errors, v, "G2");
-	/* Entry 0's slot is still held by the parked reader, and it is the
-	 * slot of the next position. */
-	g_writer(&w, eq, errors, NULL);
-	call_start(&w);
+	g_write_at_held_slot(eq, errors, &r, &w, "G2");
 	CHECK(!call_wait(&w, 0.1), "G2: with %d %ss queued (EQ size %d) and a "
 	      "reader still copying one out, a write returned %zd%s",
 	      errors ? G_SIZE - 1 : 0, g_queue_name(errors), G_SIZE, w.ret,
@@ -1250,11 +1262,7 @@ static void g4_queue(int errors)
 	struct call r, w;
 	uint64_t v;
 
-	g_fill_behind_parked_reader(eq, errors, &r, "G4");
-	for (v = 1; v < G_SIZE && !errors; v++)
-		g_read(eq, errors, v, "G4");
-	g_writer(&w, eq, errors, NULL);
-	call_start(&w);
+	g_write_at_held_slot(eq, errors, &r, &w, "G4");
 	CHECK(call_wait(&w, 2), "G4: with %d %ss queued (EQ size %d, "
 	      "LFP_EQ_BACKPRESSURE) and a reader still copying one out, a "
 	      "write waited 2 s for the reader instead of returning -EAGAIN",
