@@ -520,10 +520,9 @@ static void run_cq_case(size_t ci)
 
 int main(int argc, char **argv)
 {
-	size_t ci;
-
 	struct lfp_cq_attr a = { .size = CQ_SIZE, .format = LFP_CQ_FORMAT_TAGGED };
 	struct lfp_cq *cq;
+	size_t ci;
 
 	bench_init("cq", argc, argv);
 	if (lfp_cq_open(&a, &cq, NULL) == 0) {
