@@ -16,8 +16,10 @@
  *   stress_scale()             1, or 10 when LFP_STRESS=long (make stress)
  *   STRESS_TSAN, stress_tsan() 1 in a ThreadSanitizer build, else 0
  *   STRESS_ASAN             1 in an AddressSanitizer build, else 0
- *   stress_count(n, n_tsan)    a default count: n, or n_tsan under TSan,
- *                              times stress_scale()
+ *   stress_count(n, n_tsan)    a default count: n, n_tsan under TSan, n / 2
+ *                              under ASan, times stress_scale()
+ *   stress_seconds(s)          a default phase length: s seconds, half of
+ *                              that under ASan, times stress_scale()
  *   stress_now_ns()            CLOCK_MONOTONIC in nanoseconds
  *   stress_seconds_since(t0)   seconds elapsed since stress_now_ns() gave t0
  *   stress_deadline_in(s, what), CHECK_DEADLINE(&d)
@@ -182,12 +184,29 @@ static inline int stress_tsan(void)
 }
 
 /*
+ * The ASan+UBSan build looks for memory and undefined-behaviour faults,
+ * which any schedule shows; the races are the plain, arm64 and TSan runs'
+ * to find.  So it runs half of a plain run's rounds and seconds.
+ */
+#define STRESS_ASAN_SHARE 0.5
+
+/*
  * A default iteration count: n, or n_tsan in a TSan build (TSan runs
- * threaded code 5-20 times slower), multiplied by stress_scale().
+ * threaded code 5-20 times slower), or half of n under ASan, multiplied by
+ * stress_scale().
  */
 static inline uint64_t stress_count(uint64_t n, uint64_t n_tsan)
 {
-	return (STRESS_TSAN ? n_tsan : n) * stress_scale();
+	return (STRESS_TSAN ? n_tsan :
+	        STRESS_ASAN ? (uint64_t)(n * STRESS_ASAN_SHARE) : n) *
+	       stress_scale();
+}
+
+/* A default phase length in seconds: s, or half of it under ASan, times
+ * stress_scale(). */
+static inline double stress_seconds(double s)
+{
+	return s * (STRESS_ASAN ? STRESS_ASAN_SHARE : 1.0) * stress_scale();
 }
 
 /* ------------------------------------------------------------ time */

@@ -116,7 +116,7 @@ int main(void)
 {
 	struct lfp_wait_attr wa = { .wait_obj = LFP_WAIT_FD };
 	struct lfp_cntr_attr ca = { .wait_obj = LFP_WAIT_SET };
-	double budget = stress_broken_run() ? 4.0 : 3.0 * stress_scale();
+	double budget = stress_broken_run() ? 4.0 : stress_seconds(3.0);
 	struct stress_deadline d = stress_deadline_in(budget, "rounds");
 	struct lfp_fid *cf;
 	uint64_t seed = 0x1234567, n;

@@ -82,7 +82,7 @@ int main(void)
 {
 	struct lfp_cq_attr qa = { .size = 64, .format = LFP_CQ_FORMAT_CONTEXT,
 	                          .wait_obj = LFP_WAIT_NONE };
-	double budget = stress_broken_run() ? 4.0 : 3.0 * stress_scale();
+	double budget = stress_broken_run() ? 4.0 : stress_seconds(3.0);
 	struct stress_deadline d = stress_deadline_in(budget, "rounds");
 	uint64_t seed = 0x5eed0a5, n, races = 0, members = 0, late = 0;
 	struct lfp_cq_entry e;

@@ -229,8 +229,8 @@ static void run_intruder(double seconds)
 int main(void)
 {
 	/* With a defect named, 5 s phases: each defect shows in its own. */
-	double seconds = stress_broken_limit((STRESS_TSAN ? 8.0 : 6.0) *
-	                                     stress_scale());
+	double seconds = stress_broken_limit(STRESS_TSAN ? 8.0 * stress_scale()
+	                                                 : stress_seconds(6.0));
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	run_intruder(seconds / 4);

@@ -36,7 +36,8 @@
  *
  * One summary line; exit 0 only when every check held.
  *
- *   LFP_SOAK_SECONDS=S  run for about S seconds (default 6, 4 under TSan);
+ *   LFP_SOAK_SECONDS=S  run for about S seconds (default 6, 4 under TSan,
+ *                       3 under ASan);
  *                       make soak sets a longer run
  *   LFP_SOAK_ONLY=poll|waiters   run one scenario; or FD, UNSPEC, MUTEX_COND,
  *                       YIELD: scenario 2 with that wait object only
@@ -1381,7 +1382,7 @@ int main(void)
 	double share;
 	unsigned i;
 
-	soak_seconds = STRESS_TSAN ? 4 : 6;
+	soak_seconds = STRESS_TSAN ? 4 : stress_seconds(6);
 	if (s && *s) {
 		soak_seconds = atof(s);
 		CHECK(soak_seconds > 0, "LFP_SOAK_SECONDS=%s: not a positive number", s);
