@@ -36,7 +36,7 @@ STRESS_DEFECTS ?= ring:L cq:F cq:X cq:R eq:X eq:R eq_wake_window:N poll_membersh
                   verbs:P verbs_chan:P verbs_cancel:U verbs_async_sread:U verbs_share:Y \
                   verbs_async:Z \
                   sets:R soak:A soak:L wake_barrier:P2 link_barrier:I4 \
-                  poll_asym:V2
+                  poll_asym:V2 poll_asym:V
 STRESS_TIMEOUT ?= 120
 STRESS_BROKEN = $(sort $(foreach pd,$(STRESS_DEFECTS),\
                   $(B)/tests/broken/stress_$(firstword $(subst :, ,$(pd)))))

@@ -10,7 +10,10 @@
  *   - "race": the CQ is out of the set and empty; the writer's
  *     lfp_cq_write and the poller's lfp_poll_add + lfp_poll start
  *     together, each after a random number of spins.  Once both returned,
- *     lfp_poll must report the CQ unless that first lfp_poll did;
+ *     lfp_poll must report the CQ unless that first lfp_poll did.  Half of
+ *     these rounds are "buffered": the writer first fills its store buffer
+ *     (LINES, below), so that its publish stays unseen across the whole
+ *     add and lfp_poll, as on a busy machine it may;
  *   - "member": the CQ is in the set; the writer writes while the poller
  *     runs lfp_poll until it reports the CQ.  An unreported write makes
  *     the poller spin to the watchdog.
@@ -18,18 +21,39 @@
  * CQ leaves the set (race rounds) or stays (member rounds).
  *
  * LFP_BROKEN=V2 (an asym write never looks at its poll link) must fail
- * the member rounds.  LFP_BROKEN=V (the add makes no process-wide
- * barrier) is shown by tests/model/asym.pml, not here: the loss needs the
- * write's store to stay in its store buffer across the add's lock, the
- * poller's lfp_poll and its re-check, which these rounds do not arrange
- * (a writer that first fills its store buffer does: docs/reliability.md,
- * "Limits").
+ * the member rounds; LFP_BROKEN=V (the add makes no process-wide barrier)
+ * the buffered race rounds.  Without the buffered rounds no run here lost
+ * a report under V: the unfenced writer's store leaves its store buffer
+ * within a few nanoseconds, long before the add's lfp_poll reads the CQ.
  */
 #include <lfpoll/lfpoll.h>
 
 #include "stress.h"
 
 #define SPREAD 300              /* spins of delay, at most, each side */
+
+/*
+ * The lines of a "buffered" round: the poller writes them all before it
+ * starts the round, and the writer writes them all just before its
+ * lfp_cq_write.  Each of the writer's stores has to fetch its line from
+ * the poller's cache, so they queue in the writer's store buffer (more
+ * lines than any x86 store buffer has entries), and the CQ's publish
+ * queues behind them, invisible to the poller for microseconds, while the
+ * write's load of the link, which no fence holds back, is done at once.
+ */
+#define LINES 256
+static struct {
+	_Alignas(64) _Atomic uint64_t v;
+} lines[LINES];
+static _Atomic int buffered;
+
+static void write_lines(uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < LINES; i++)
+		atomic_store_explicit(&lines[i].v, v, memory_order_relaxed);
+}
 
 static struct lfp_cq *Q;
 static int q_ctx; /* the CQ's context, which lfp_poll reports */
@@ -58,6 +82,8 @@ static void *writer(void *arg)
 		if (atomic_load(&round_no) == UINT64_MAX)
 			return NULL;
 		spin(delay_w);
+		if (atomic_load_explicit(&buffered, memory_order_relaxed))
+			write_lines(n);
 		e.op_context = (void *)(uintptr_t)n;
 		r = lfp_cq_write(Q, &e, 1);
 		CHECK(r == 1, "round %llu: lfp_cq_write = %zd", (unsigned long long)n, r);
@@ -85,6 +111,7 @@ int main(void)
 	double budget = stress_broken_run() ? 4.0 : stress_seconds(3.0);
 	struct stress_deadline d = stress_deadline_in(budget, "rounds");
 	uint64_t seed = 0x5eed0a5, n, races = 0, members = 0, late = 0;
+	uint64_t buffered_rounds = 0;
 	struct lfp_cq_entry e;
 	unsigned delay_p;
 	pthread_t t;
@@ -114,6 +141,14 @@ int main(void)
 			; /* the add's own check */
 		delay_w = (unsigned)(stress_rand(&seed) % SPREAD);
 		delay_p = (unsigned)(stress_rand(&seed) % SPREAD);
+		/* Half the race rounds are buffered (the release of round_no
+		 * below publishes the choice). */
+		k = !member && (stress_rand(&seed) & 1);
+		if (k) {
+			write_lines(~n);
+			buffered_rounds++;
+		}
+		atomic_store_explicit(&buffered, k, memory_order_relaxed);
 		atomic_store_explicit(&round_no, n, memory_order_release);
 		spin(delay_p);
 		if (member) {
@@ -151,8 +186,9 @@ int main(void)
 	stress_join(t);
 	stress_watchdog_stop(&wd);
 	printf("stress_poll_asym: %llu rounds (%llu racing an add, %llu of them "
-	       "reported only after both returned; %llu in the set), no report "
-	       "lost%s\n", (unsigned long long)(n - 1), (unsigned long long)races,
+	       "buffered, %llu reported only after both returned; %llu in the "
+	       "set), no report lost%s\n", (unsigned long long)(n - 1),
+	       (unsigned long long)races, (unsigned long long)buffered_rounds,
 	       (unsigned long long)late, (unsigned long long)members,
 	       Q->fid.asym ? "" : " (fenced writes)");
 	if (member) {

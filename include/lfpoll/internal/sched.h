@@ -69,9 +69,7 @@ void lfp_test_sched(const char *where, const void *obj);
  * async event over the one a full EQ refused, "P2" a producer makes no full
  * barrier between its publish and its load of the waiters' state (P2),
  * "V2" a write of a CQ with no wait object (fid.asym) never looks at its
- * poll link.  "V", lfp_poll_add makes no process-wide barrier for such a
- * CQ, is shown by tests/model/asym.pml; stress_poll_asym does not catch it
- * (docs/reliability.md, "Limits").
+ * poll link, "V" lfp_poll_add makes no process-wide barrier for such a CQ.
  * And two only ThreadSanitizer sees (make check-broken-tsan): "H" lfp_wait
  * reads a set's fd count, and the verbs async trywait its held event,
  * without the writer's lock; "H2" lfp_poll_add stores into a link that
