@@ -14,10 +14,11 @@
  * was written (bench_mt_check).
  *
  * The harness builds each completion on the writer's stack just before the
- * write, field by field, as a provider does: 8-byte stores, which the CQ's
- * copy (a loop of words, design.md) reads back at once, and the ring's
- * 16-byte copy only once the stores drain.  The -wide cases build it with
- * 16-byte stores instead, which both copies read back at once: there the
+ * write, field by field, as a provider does: 8-byte stores, which a copy in
+ * words (the SP/SC CQ's) reads back at once, and a wider copy (the ring's;
+ * the default-mode CQ's where AVX is built in, after its claim's locked
+ * RMW has drained them: include/lfpoll/cq.h, lfp__cq_copy) once the stores
+ * drain.  The -wide cases build it with 16-byte stores instead: there the
  * ring and ring_mb are floors that no copy pattern favours.
  *
  * Cases (round-robin rounds, see harness.h):

@@ -228,7 +228,8 @@ LFP_INLINE int lfp_cq_close(struct lfp_cq *cq)
  * them to drain).  No reader peeks at a CQ's slots, so plain copies
  * suffice.
  */
-LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
+LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n,
+                                   int wide)
 {
 	unsigned char *d = (unsigned char *)dst;
 	const unsigned char *s = (const unsigned char *)src;
@@ -240,6 +241,41 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n)
 	size_t i;
 
 	i = 0;
+#if defined(__AVX__) && UINTPTR_MAX > 0xffffffffu
+	/* wide: an entry of 32 to 64 bytes (DATA, TAGGED; one compare: m - 32
+	 * wraps below 32) in two 32-byte moves that overlap, not four to six
+	 * words, where 32-byte moves are single instructions.  For a write
+	 * right after a locked RMW (the claim of the default mode): the RMW
+	 * drained the caller's stores, so 32-byte loads of an entry it has
+	 * just built field by field wait for nothing; and a writer on
+	 * another core than the reader stores into a line the reader holds,
+	 * where each store waits in the store buffer for the line: the fewer
+	 * they are, the more writes fit in flight (docs/performance.md, "CQ
+	 * writes across cores").  Without the RMW (SP/SC), those loads wait
+	 * for the stores they span, and the words are faster.
+	 * The empty asm gives the branch copies of the size and pointers that
+	 * gcc knows nothing of, at no instruction: with the originals, it
+	 * sees 32-byte moves out of a caller's smaller entry here, and a size
+	 * it knows to be outside 32..64 in the loop below, and warns of
+	 * overflows that n rules out at run time. */
+	if (wide) {
+		const unsigned char *s2 = s;
+		unsigned char *d2 = d;
+		size_t m = n;
+		unsigned char t[32];
+
+		__asm__("" : "+r"(d2), "+r"(s2), "+r"(m));
+		if (m - 32 <= 32) {
+			memcpy(t, s2, 32);
+			memcpy(d2, t, 32);
+			memcpy(t, s2 + m - 32, 32);
+			memcpy(d2 + m - 32, t, 32);
+			return;
+		}
+	}
+#else
+	(void)wide;
+#endif
 	/* One to six words: clang would vectorise and unroll the loop, with
 	 * overlap checks, six times the code at every call site. */
 #ifdef __clang__
@@ -303,11 +339,12 @@ LFP_FORCE_INLINE void lfp__cq_take_each(const struct lfp__ring_geo *g,
  * address (NULL: none); the caller publishes it as its mode does. */
 LFP_FORCE_INLINE void lfp__cq_put_one(const struct lfp__ring_geo *g,
                                       uint64_t pos, const void *entry,
-                                      const lfp_addr_t *src_addr, size_t esz)
+                                      const lfp_addr_t *src_addr, size_t esz,
+                                      int wide)
 {
 	unsigned char *d = lfp__ring_data(g, pos);
 
-	lfp__cq_copy(d, entry, esz);
+	lfp__cq_copy(d, entry, esz, wide);
 	*(lfp_addr_t *)(void *)(d + esz) = src_addr ? *src_addr : LFP_ADDR_NOTAVAIL;
 }
 
@@ -319,7 +356,7 @@ LFP_FORCE_INLINE void lfp__cq_take_one(const struct lfp__ring_geo *g,
 {
 	const unsigned char *s = lfp__ring_data(g, pos);
 
-	lfp__cq_copy(buf, s, esz);
+	lfp__cq_copy(buf, s, esz, 0);
 	if (src_addr)
 		*src_addr = *(const lfp_addr_t *)(const void *)(s + esz);
 }
@@ -335,6 +372,7 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 	struct lfp__ring_geo g;
 	uint64_t pos = 0;
 	size_t k, i, esz;
+	int wide;
 
 	if (!cq || !entries || count == 0)
 		return -EINVAL;
@@ -346,9 +384,10 @@ LFP_OUTLINE ssize_t lfp__cq_writefrom_slow(struct lfp_cq *cq, const void *entrie
 		lfp__side_leave(&cq->entries, 1);
 		return -EAGAIN;
 	}
+	wide = !(g.mode & LFP__RING_SP); /* its claim was a locked CAS */
 	for (i = 0; i < k; i++) {
 		lfp__cq_put_one(&g, pos + i, s + i * esz,
-		                src_addr ? src_addr + i : NULL, esz);
+		                src_addr ? src_addr + i : NULL, esz, wide);
 		lfp__ring_publish(&cq->entries, &g, pos + i,
 		                  (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	}
@@ -379,7 +418,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom(struct lfp_cq *cq, const void *entries
 	                  !lfp__slot_try_prod(&cq->entries, &g, 1, &pos)))
 		return lfp__cq_writefrom_slow(cq, entries, src_addr, count);
 	esz = cq->entry_size;
-	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
+	lfp__cq_put_one(&g, pos, entries, src_addr, esz, 1); /* after the CAS */
 	lfp__slot_publish(&g, pos, (uint32_t)(esz + sizeof(lfp_addr_t))); /* P1 */
 	lfp__notify_all(cq->w.sig, &cq->link, cq->fid.asym);
 	return 1;
@@ -519,7 +558,7 @@ LFP_FORCE_INLINE ssize_t lfp_cq_writefrom_spsc(struct lfp_cq *cq,
 		return -EAGAIN; /* full: only this producer could have changed it */
 	}
 	esz = cq->entry_size;
-	lfp__cq_put_one(&g, pos, entries, src_addr, esz);
+	lfp__cq_put_one(&g, pos, entries, src_addr, esz, 0);
 	lfp__idx_set_meta(&cq->entries, &g, pos,
 	                  (uint32_t)(esz + sizeof(lfp_addr_t)));
 	lfp__idx_commit_prod(&cq->entries, pos, 1); /* I2, publishes: P1 */
