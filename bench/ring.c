@@ -42,9 +42,11 @@ static const struct bench_target t_1thr[] = {
 /*
  * A target that names a floor is BOUNDED where the floor, timed in the same
  * rounds, misses it too and is not slower than lfpoll (bench/harness.h):
- * floor_mpmc is the default mode's design with nothing else, floor_copy a
- * ring's copies with nothing else and floor_rmw those copies and the CAS
- * per side and operation of any MPMC ring (both one thread only).
+ * floor_mpmc is the default mode's design with nothing else, floor_index
+ * the SP/SC mode's (an index ring, one index update a burst, no RMW),
+ * floor_copy a ring's copies with nothing else and floor_rmw those copies
+ * and the CAS per side and operation of any MPMC ring (both one thread
+ * only).
  */
 static const struct bench_target t_pre[] = {
 	{ "dpdk_mpmc", 1.2, "floor_rmw" } };
@@ -63,7 +65,7 @@ static const struct bench_target t_2p2c_b32[] = {
 static const struct bench_target t_spsc_1thr_b32[] = {
 	{ "dpdk_spsc", 1.25, "floor_copy" } };
 static const struct bench_target t_spsc_1p1c_b32[] = {
-	{ "dpdk_spsc", 1.2, NULL } };
+	{ "dpdk_spsc", 1.2, "floor_index" } };
 
 /* The notes every case's label carries. */
 #define NOTE_B "ck_ring, atomic_queue: single calls; moodycamel: " \
