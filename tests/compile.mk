@@ -20,6 +20,10 @@
 #                            the layouts a compiled binding relies on, pinned
 #                            to LFP_ABI_VERSION: fails when one moves and the
 #                            version does not
+#   tests/test_cq.c          compiled (not run) with gcc -O3 -Werror: its
+#                            single reads into entries of each format once
+#                            drew -Wstringop-overflow from the CQ's copy
+#                            loop, unrolled past sizes ruled out at run time
 
 USER_COMPILE_SRCS := $(wildcard tests/compile/user_*.c)
 USER_COMPILE_OUT  := $(B)/compile/user
@@ -27,10 +31,12 @@ USER_COMPILE_OUT  := $(B)/compile/user
 .PHONY: check-user-compile
 
 check-user-compile: $(USER_COMPILE_SRCS) tests/compile/strict_late.c \
-		tests/compile/abi_layout.c $(HEADERS) $(INTERNAL)
+		tests/compile/abi_layout.c tests/test_cq.c $(HEADERS) $(INTERNAL)
 	@mkdir -p $(USER_COMPILE_OUT)
 	$(Q)$(CC) $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -c tests/compile/abi_layout.c \
 		-o $(USER_COMPILE_OUT)/abi_layout.o
+	$(Q)$(CC) $(STD_C) -O3 $(WARN) -Iinclude $(CK_CFLAGS) $(TEST_CFLAGS) -c tests/test_cq.c \
+		-o $(USER_COMPILE_OUT)/test_cq.O3.o
 	$(Q)set -e; n=0; \
 	for src in $(USER_COMPILE_SRCS); do \
 		name=$$(basename $$src .c); \
