@@ -8,7 +8,9 @@
 #   make ilp32-clean       remove build-ilp32/
 #
 # Pointers and size_t are 4 bytes there, so the CQ formats' sizes are
-# multiples of 4, not of 8, and 64-bit atomics are two-word operations.
+# multiples of 4, not of 8, 64-bit atomics are two-word operations, and a
+# uint64_t is 4-aligned: align.c checks that no 64-bit word accessed
+# atomically crosses a cache line in objects as they are opened.
 # Most of these builds use the compiler's atomics (LFP_ATOMIC_BUILTINS), as
 # the TSan build does.  The ring stress program is built a second time
 # (stress_ring_ck) on Concurrency Kit, which is what a 32-bit user gets by
@@ -26,7 +28,7 @@ I32_CC     ?= i686-linux-gnu-gcc
 I32_B      := build-ilp32
 I32_CFLAGS := -O2 $(STD_C) $(WARN) -Wno-psabi -Iinclude -Itests \
               -DLFP_ATOMIC_BUILTINS -DLFP_STATS -pthread
-I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c \
+I32_SRCS   := tests/ilp32/cq_formats.c tests/ilp32/ring_limits.c tests/ilp32/align.c \
               tests/stress_cq.c tests/stress_ring.c tests/stress_sched.c
 I32_PROGS  := $(addprefix $(I32_B)/,$(notdir $(basename $(I32_SRCS))))
 I32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) -I$(I32_B)/ck

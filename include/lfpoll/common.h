@@ -113,7 +113,7 @@ LFP_INLINE ssize_t lfp__failed(ssize_t r)
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 7
+#define LFP_ABI_VERSION 8
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */

@@ -175,8 +175,11 @@ struct lfp__signal {
 	uint64_t cond_seq;              /* bumped under mutex by each cond wake */
 	/* Producer-side signals sent, counted only when built with LFP_STATS;
 	 * always present so that the layout does not depend on the macro
-	 * (code built with it links against code built without). */
-	uint64_t stat_signals;
+	 * (code built with it links against code built without).  Aligned to
+	 * 8: on 32-bit x86 a uint64_t is 4-aligned, and this one fell 60
+	 * bytes into a line of a CQ and of a counter, where its atomic add
+	 * split across two lines (tests/ilp32/align.c). */
+	uint64_t stat_signals __attribute__((aligned(8)));
 };
 
 /* ---------------------------------------------------------------- setup */
