@@ -259,17 +259,18 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n,
 	 * it knows to be outside 32..64 in the loop below, and warns of
 	 * overflows that n rules out at run time. */
 	if (wide) {
+		typedef unsigned char lfp__v32 __attribute__((vector_size(32)));
 		const unsigned char *s2 = s;
 		unsigned char *d2 = d;
 		size_t m = n;
-		unsigned char t[32];
+		lfp__v32 lo, hi; /* vectors: a byte array here went through the stack */
 
 		__asm__("" : "+r"(d2), "+r"(s2), "+r"(m));
 		if (m - 32 <= 32) {
-			memcpy(t, s2, 32);
-			memcpy(d2, t, 32);
-			memcpy(t, s2 + m - 32, 32);
-			memcpy(d2 + m - 32, t, 32);
+			memcpy(&lo, s2, 32);
+			memcpy(&hi, s2 + m - 32, 32);
+			memcpy(d2, &lo, 32);
+			memcpy(d2 + m - 32, &hi, 32);
 			return;
 		}
 	}
