@@ -1382,7 +1382,8 @@ int main(void)
 	double share;
 	unsigned i;
 
-	soak_seconds = STRESS_TSAN ? 4 : stress_seconds(6);
+	/* Not scaled by LFP_STRESS=long: make soak sets its own length. */
+	soak_seconds = STRESS_TSAN ? 4 : 6 * (STRESS_ASAN ? STRESS_ASAN_SHARE : 1.0);
 	if (s && *s) {
 		soak_seconds = atof(s);
 		CHECK(soak_seconds > 0, "LFP_SOAK_SECONDS=%s: not a positive number", s);
