@@ -115,7 +115,7 @@ int main(void)
 	struct lfp_cq_entry e;
 	unsigned delay_p;
 	pthread_t t;
-	int r, k, member = 0;
+	int r, k, member = 0, buffer_round;
 	ssize_t got;
 
 	r = lfp_cq_open(&qa, &Q, &q_ctx);
@@ -143,12 +143,12 @@ int main(void)
 		delay_p = (unsigned)(stress_rand(&seed) % SPREAD);
 		/* Half the race rounds are buffered (the release of round_no
 		 * below publishes the choice). */
-		k = !member && (stress_rand(&seed) & 1);
-		if (k) {
+		buffer_round = !member && (stress_rand(&seed) & 1);
+		if (buffer_round) {
 			write_lines(~n);
 			buffered_rounds++;
 		}
-		atomic_store_explicit(&buffered, k, memory_order_relaxed);
+		atomic_store_explicit(&buffered, buffer_round, memory_order_relaxed);
 		atomic_store_explicit(&round_no, n, memory_order_release);
 		spin(delay_p);
 		if (member) {
