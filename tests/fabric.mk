@@ -26,7 +26,7 @@ FT_COMMON := unit/common.c common/shared.c common/hmem.c common/hmem_cuda.c \
 FT_COMMON_OBJS := $(patsubst %.c,$(FT_OUT)/obj/%.o,$(FT_COMMON))
 FT_SAN    := $(filter -fsanitize=% -fno-omit-frame-pointer -fno-sanitize-recover=%,$(CFLAGS))
 # Their own flags (fabtests' README): not lfpoll's warnings.
-FT_CFLAGS := -O1 -g -w -D_GNU_SOURCE -I$(FABTESTS)/include -I$(FABTESTS)/include/unix \
+FT_CFLAGS := -O1 -g1 -w -D_GNU_SOURCE -I$(FABTESTS)/include -I$(FABTESTS)/include/unix \
              $(FI_CFLAGS) $(FT_SAN)
 
 $(FT_OUT)/obj/%.o: $(FABTESTS)/%.c

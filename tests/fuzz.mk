@@ -43,7 +43,7 @@ FUZZ_DIR     := build-fuzz
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/,$(FUZZ_NAMES))
-FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+FUZZ_CFLAGS  := -g1 -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 $(STD_C) $(WARN) -Iinclude $(CK_CFLAGS) -pthread
 DEPS_FUZZ    := clang libclang-rt-14-dev libck-dev pkg-config
 
