@@ -2,7 +2,8 @@
 # programs, included by the top-level Makefile (tests/*.mk).
 #
 #   make check-broken     (1) build tests/stress_sched and run it once per
-#                         defect letter with LFP_BROKEN=<letter>, which brings
+#                         defect letter, two at a time (tests/run-broken-sched),
+#                         with LFP_BROKEN=<letter>, which brings
 #                         back that defect's old behaviour (LFP__BROKEN in
 #                         include/lfpoll/internal/sched.h); every run must
 #                         fail, and fail in that defect's own test (a failure
@@ -50,13 +51,9 @@ $(B)/tests/broken/stress_%: tests/stress_%.c $(wildcard tests/*.h)
 .PHONY: check-broken
 check-broken:
 	@$(MAKE) --no-print-directory $(CHECK_J) $(B)/tests/stress_sched $(STRESS_BROKEN)
-	@caught=0; missed=0; \
-	for d in $(SCHED_DEFECTS); do \
-		if LFP_SCHED_ONLY=$$(printf %.1s $$d) \
-			sh tests/run-broken-one $(SCHED_TIMEOUT) $(B)/tests/stress_sched \
-			$$d "failed: $$d: "; then \
-			caught=$$((caught + 1)); else missed=$$((missed + 1)); fi; \
-	done; \
+	@sh tests/run-broken-sched $(SCHED_TIMEOUT) $(B)/tests/stress_sched \
+		$(SCHED_DEFECTS); missed=$$?; \
+	caught=$$(($(words $(SCHED_DEFECTS)) - missed)); \
 	for pd in $(STRESS_DEFECTS); do \
 		if sh tests/run-broken-one $(STRESS_TIMEOUT) \
 			$(B)/tests/broken/stress_$${pd%%:*} $${pd#*:} "CHECK(.*) failed: "; then \
