@@ -1383,7 +1383,7 @@ int main(void)
 	unsigned i;
 
 	/* Not scaled by LFP_STRESS=long: make soak sets its own length. */
-	soak_seconds = STRESS_TSAN ? 4 : 6 * (STRESS_ASAN ? STRESS_ASAN_SHARE : 1.0);
+	soak_seconds = STRESS_TSAN ? 4 : 6 * stress_share();
 	if (s && *s) {
 		soak_seconds = atof(s);
 		CHECK(soak_seconds > 0, "LFP_SOAK_SECONDS=%s: not a positive number", s);
