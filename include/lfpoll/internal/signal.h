@@ -160,7 +160,10 @@ struct lfp__wait_kind {
 
 struct lfp__signal {
 	/* Written by waiters (W2) and by the signalling producer (P4);
-	 * read by every producer (P3).  Alone on its line pair. */
+	 * read by every producer (P3).  The padding keeps the signal's own
+	 * fields off its line pair; the fields before it in the enclosing
+	 * object are not kept off (the EQ's overrun and the CQ's poll link,
+	 * which every write reads too, share its line). */
 	uint32_t state;
 	char lfp__pad0[LFP_CACHELINE_PAIR - sizeof(uint32_t)];
 	const struct lfp__wait_kind *kind;
