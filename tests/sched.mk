@@ -2,7 +2,7 @@
 # programs, included by the top-level Makefile (tests/*.mk).
 #
 #   make check-broken     (1) build tests/stress_sched and run it once per
-#                         defect letter, two at a time (tests/run-broken-sched),
+#                         defect letter, four at a time (tests/run-broken-sched),
 #                         with LFP_BROKEN=<letter>, which brings
 #                         back that defect's old behaviour (LFP__BROKEN in
 #                         include/lfpoll/internal/sched.h); every run must
