@@ -45,7 +45,7 @@ CXX        ?= c++
 # finds the same faults, compiles in half the time, and make check runs
 # every test at -O2 too.  The TSan build keeps -O2 (it checks what users run).
 # Both carry line tables only (-g1): all a sanitizer's report needs, file
-# and line, at a third less compile time than -g.
+# and line, at about a quarter less compile time than -g.
 ifeq ($(SANITIZE),address)
 CFLAGS     ?= -O1 -g1
 else ifeq ($(SANITIZE),thread)
@@ -151,8 +151,8 @@ STRESS_SRCS := $(wildcard tests/stress_*.c)
 TESTS       := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRCS))
 STRESSES    := $(patsubst tests/%.c,$(B)/tests/%,$(STRESS_SRCS))
 # Test programs carry line tables only (-g1, after CFLAGS: it wins over
-# its -g): enough for a failure's backtrace, and the test builds take a
-# third less time.  TEST_G=-g (or empty) for a debugger's full view.
+# its -g): enough for a failure's backtrace, and the test builds take
+# about a quarter less time.  TEST_G=-g (or empty) for a debugger's full view.
 TEST_G      ?= -g1
 TEST_CFLAGS := -DLFP_STATS -Itests $(TEST_G)
 
