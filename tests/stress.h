@@ -162,13 +162,19 @@ static inline int stress_broken_run(void)
 
 /* ------------------------------------------------------------ sizing */
 
+/* Whether the environment has LFP_STRESS=value ("long", "short"). */
+static inline int stress_env_is(const char *value)
+{
+	const char *s = getenv("LFP_STRESS");
+
+	return s && strcmp(s, value) == 0;
+}
+
 /* 1 by default; 10 when the environment has LFP_STRESS=long.  It lengthens
  * deadlines as well as the work. */
 static inline unsigned stress_scale(void)
 {
-	const char *s = getenv("LFP_STRESS");
-
-	return s && strcmp(s, "long") == 0 ? 10 : 1;
+	return stress_env_is("long") ? 10 : 1;
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -215,9 +221,7 @@ static inline int stress_tsan(void)
  */
 static inline double stress_share(void)
 {
-	const char *s = getenv("LFP_STRESS");
-
-	return STRESS_ASAN || (s && strcmp(s, "short") == 0) ? 0.5 : 1.0;
+	return STRESS_ASAN || stress_env_is("short") ? 0.5 : 1.0;
 }
 
 /*
