@@ -1542,6 +1542,7 @@ static void *walk_waiter(void *arg)
 	struct pollfd pfd[3];
 	uint64_t progress = stress_now_ns(), t0;
 	unsigned long before, after;
+	const char *queued;
 	void *ctx[4];
 	int n, i, ret;
 
@@ -1606,15 +1607,18 @@ static void *walk_waiter(void *arg)
 			n = poll(pfd, 3, w->ticker ? 2 : W_SLEEP_MS);
 		while (n < 0 && errno == EINTR);
 		CHECK(n >= 0, "W: poll: %s", strerror(errno));
-		if (n == 0 && w->ticker && walk_pending(w)) {
+		/* What was queued when the sleep ended: looked at once, since a
+		 * producer may publish between two looks, before its wake. */
+		queued = n == 0 ? walk_pending_what(w) : NULL;
+		if (queued && w->ticker) {
 			do
 				n = poll(pfd, 3, W_SLEEP_MS);
 			while (n < 0 && errno == EINTR);
 			CHECK(n >= 0, "W: poll: %s", strerror(errno));
 		}
-		CHECK(n > 0 || !walk_pending(w), "W: %s: lost wake or member: the "
-		      "waiter slept %.1f s in poll after trywait returned 0, with %s",
-		      w->label, stress_seconds_since(t0), walk_pending_what(w));
+		CHECK(n > 0 || !queued, "W: %s: lost wake or member: the waiter "
+		      "slept %.1f s in poll after trywait returned 0, with %s",
+		      w->label, stress_seconds_since(t0), queued);
 	}
 	self_parker = NULL;
 	return NULL;
