@@ -1535,6 +1535,14 @@ static int walk_pending(struct walk *w)
 	return walk_pending_what(w) != NULL;
 }
 
+/* walk_pending_what for a message, from one look. */
+static const char *walk_pending_text(struct walk *w)
+{
+	const char *what = walk_pending_what(w);
+
+	return what ? what : "nothing queued";
+}
+
 static void *walk_waiter(void *arg)
 {
 	struct walk *w = (struct walk *)arg;
@@ -1591,7 +1599,7 @@ static void *walk_waiter(void *arg)
 		CHECK(stress_seconds_since(progress) < 3, "W: %s: no progress for "
 		      "3 s with %s (cqs %lu+%u, cqf %lu, eq %lu+%u, counter %lu of "
 		      "%d): a member lfp_poll no longer reports", w->label,
-		      walk_pending(w) ? walk_pending_what(w) : "nothing queued",
+		      walk_pending_text(w),
 		      atomic_load(&w->cqs_next), atomic_load(&w->cqs_err),
 		      atomic_load(&w->cqf_next), atomic_load(&w->eq_next),
 		      atomic_load(&w->eq_err), atomic_load(&w->cnt_val), W_ROUNDS);
