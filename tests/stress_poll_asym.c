@@ -112,8 +112,8 @@ int main(void)
 	/* With a defect named, the rounds go on until it shows, for up to
 	 * BROKEN_S.  V needs a write and an add to meet inside the publish's
 	 * delay: within 0.9 s on a guest whose CPUs fetch each other's lines
-	 * slowly, after 1,000 to 590,000 rounds (up to 3.6 s) on one whose
-	 * CPUs pass a line in a few nanoseconds. */
+	 * slowly, after 1,000 to 720,000 rounds (590,000 took 3.6 s) on one
+	 * whose CPUs pass a line in a few nanoseconds. */
 	double budget = stress_broken_run() ? BROKEN_S : stress_seconds(3.0);
 	struct stress_deadline d;
 	uint64_t seed = 0x5eed0a5, n, races = 0, members = 0, late = 0;
