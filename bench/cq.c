@@ -416,9 +416,11 @@ static const struct impl_def impl_lfp_spsc = IMPL_DEF("lfpoll", 1, lfp_spsc);
  * target: they show what the CQ and its floors cost when the harness's
  * stores favour neither copy.
  */
-static const struct bench_target t_cq[] = { { "ring", BENCH_AT_MOST(1.1), NULL } };
+static const struct bench_target t_cq[] = {
+	{ "ring", BENCH_AT_MOST(1.1), NULL, NULL }
+};
 static const struct bench_target t_cq_fenced[] = {
-	{ "ring", BENCH_AT_MOST(1.1), "ring_mb" }
+	{ "ring", BENCH_AT_MOST(1.1), "ring_mb", NULL }
 };
 static int cq_fenced;   /* a CQ with no wait object fences its writes here */
 

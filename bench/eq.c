@@ -305,12 +305,18 @@ static const struct impl_def impl_lfp_spsc = {
  * libfabric the ring is the floor: the EQ is built on it, so a miss is
  * bounded when the bare ring, moving the same entries in the same rounds,
  * misses too (and is at least as fast as the EQ). */
-static const struct bench_target t_pairs[] = { { "ring", BENCH_AT_MOST(1.1), NULL },
-                                               { "fi_udp", 2.0, "ring" } };
-static const struct bench_target t_one[] = { { "fi_udp", 1.0, NULL } };
-static const struct bench_target t_1w1r[] = { { "ring", BENCH_AT_MOST(1.1), NULL },
-                                              { "fi_udp", 15.0, "ring" } };
-static const struct bench_target t_2w2r[] = { { "fi_udp", 10.0, "ring" } };
+static const struct bench_target t_pairs[] = {
+	{ "ring", BENCH_AT_MOST(1.1), NULL, NULL },
+	{ "fi_udp", 2.0, "ring", NULL }
+};
+static const struct bench_target t_one[] = { { "fi_udp", 1.0, NULL, NULL } };
+static const struct bench_target t_1w1r[] = {
+	{ "ring", BENCH_AT_MOST(1.1), NULL, NULL },
+	{ "fi_udp", 15.0, "ring", NULL }
+};
+static const struct bench_target t_2w2r[] = {
+	{ "fi_udp", 10.0, "ring", NULL }
+};
 
 static const struct case_def {
 	const char *name, *label;

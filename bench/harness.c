@@ -678,6 +678,30 @@ static long impl_index(const struct bench_case *c, const char *name)
 	return -1;
 }
 
+/*
+ * The target t with the floor to judge in its floor field: where t names
+ * two, the faster of those that ran (either alone, if only one did; the
+ * first, if neither).  *one holds the copy when one is made.
+ */
+static const struct bench_target *judged_floor(const struct bench_case *c,
+                                               const struct impl_res *res,
+                                               const struct bench_target *t,
+                                               struct bench_target *one)
+{
+	long a, b;
+
+	if (!t->floor2)
+		return t;
+	a = impl_index(c, t->floor);
+	b = impl_index(c, t->floor2);
+	*one = *t;
+	one->floor2 = NULL;
+	if (b >= 0 && res[b].st == ST_RUN &&
+	    (a < 0 || res[a].st != ST_RUN || res[b].median < res[a].median))
+		one->floor = t->floor2;
+	return one;
+}
+
 /* Whether a target of c names a peer or floor that is not one of its
  * implementations (a typo would otherwise leave the target unjudged). */
 static int targets_unknown(const struct bench_case *c)
@@ -686,10 +710,11 @@ static int targets_unknown(const struct bench_case *c)
 	int bad = 0;
 
 	for (i = 0; i < c->n_targets; i++) {
-		const char *names[2] = { c->targets[i].peer,
-		                          c->targets[i].floor };
+		const char *names[3] = { c->targets[i].peer,
+		                          c->targets[i].floor,
+		                          c->targets[i].floor2 };
 
-		for (j = 0; j < 2; j++)
+		for (j = 0; j < 3; j++)
 			if (names[j] && impl_index(c, names[j]) < 0) {
 				fprintf(stderr, "%s: target names \"%s\", "
 				        "not an implementation of the case\n",
@@ -725,6 +750,7 @@ int bench_case_run(const struct bench_case *c)
 	struct impl_res *res;
 	size_t i, n = c->n_impls;
 	int round, ret = 0;
+	struct bench_target one;
 	double ratio, floor_ratio;
 	long f;
 
@@ -802,6 +828,8 @@ int bench_case_run(const struct bench_case *c)
 		ratio = floor_ratio = NAN;
 		if (i && res[i].st == ST_RUN && res[0].st == ST_RUN)
 			ratio = res[i].median / res[0].median;
+		if (t)
+			t = judged_floor(c, res, t, &one);
 		f = t && t->floor ? impl_index(c, t->floor) : -1;
 		if (f >= 0 && res[i].st == ST_RUN && res[f].st == ST_RUN)
 			floor_ratio = res[i].median / res[f].median;

@@ -119,13 +119,16 @@ struct bench_impl {
  * the least the subject's design must do: when the subject misses, and the
  * floor, in the same rounds, misses too (peer ns / floor ns < ratio) while
  * being no slower than the subject, the row says BOUNDED with the floor's
- * ratio instead of MISSED.  A peer or floor that is not an implementation
- * of the case fails the case.
+ * ratio instead of MISSED.  floor2 (NULL: none) names a second one, doing
+ * a part of the same least work another way; of the two that ran, the
+ * faster is the floor judged and named.  A peer or floor that is not an
+ * implementation of the case fails the case.
  */
 struct bench_target {
 	const char *peer;     /* a bench_impl name in the same case */
 	double ratio;
 	const char *floor;
+	const char *floor2;
 };
 
 /* The ratio of "lfpoll's ns at most x times the peer's": 1/x exactly, so

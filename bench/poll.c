@@ -204,7 +204,9 @@ static void run_members(int i)
 int main(int argc, char **argv)
 {
 	static struct lfp_poll_bench one = { .n = 1 }, big = { .n = MAXN };
-	static const struct bench_target t_scale = { "lfpoll_1", 0.5, NULL };
+	static const struct bench_target t_scale = {
+		"lfpoll_1", 0.5, NULL, NULL
+	};
 	static struct pfd_bench pb;
 	struct bench_impl impls[2];
 	int i;

@@ -328,7 +328,7 @@ fail:
 /* lfpoll FD within 10 % of the raw eventfd + poll floor (lower is better:
  * the harness ratio is floor ns / lfpoll ns, so >= 1 / 1.1). */
 static const struct bench_target t_rtt[] = {
-	{ "eventfd_poll", BENCH_AT_MOST(1.1), NULL }
+	{ "eventfd_poll", BENCH_AT_MOST(1.1), NULL, NULL }
 };
 static const struct rtt_case {
 	const char *name, *label;

@@ -402,7 +402,9 @@ static void run_shape(enum shape shape, const char *name, const char *label,
 {
 	static struct rt lf[3], raw[3];
 	struct bench_impl impls[2];
-	struct bench_target targets[] = { { "raw_ibv", BENCH_AT_MOST(1.1), NULL } };
+	struct bench_target targets[] = {
+		{ "raw_ibv", BENCH_AT_MOST(1.1), NULL, NULL }
+	};
 	struct bench_case c;
 
 	lf[shape].shape = raw[shape].shape = shape;
