@@ -926,6 +926,79 @@ Test(ring, bursts_stay_inside_the_ring_memory)
 	free(r);
 }
 
+/*
+ * The typed bursts of entries from just over half a line to two lines,
+ * which an index ring copies in one entry at a time (LFP__IDX_COPY_EACH):
+ * every count across the wrap, each entry distinct, on rings of 2, 4 and 8
+ * slots over caller memory with guard bytes after it.  LINE_SIZED puts
+ * each type's typed calls behind one signature (inside them the entry
+ * size stays a constant).
+ */
+#define LINE_SIZED(T, n)                                                       \
+	struct T { unsigned char b[n]; };                                      \
+	LFP_RING_PROTOTYPE(T, struct T)                                        \
+	static size_t enq_##T(struct lfp_ring *r, const void *v, size_t k)     \
+	{                                                                      \
+		return lfp_ring_enqueue_burst_##T(r, (const struct T *)v, k);  \
+	}                                                                      \
+	static size_t deq_##T(struct lfp_ring *r, void *v, size_t k)           \
+	{                                                                      \
+		return lfp_ring_dequeue_burst_##T(r, (struct T *)v, k);        \
+	}
+LINE_SIZED(ev56, 56)
+LINE_SIZED(ev64, 64)
+LINE_SIZED(ev128, 128)
+
+static void typed_bursts_in_and_out(size_t esz,
+                                    size_t (*enq)(struct lfp_ring *,
+                                                  const void *, size_t),
+                                    size_t (*deq)(struct lfp_ring *, void *,
+                                                  size_t))
+{
+	static const size_t caps[] = { 2, 4, 8 };
+	unsigned char *mem, src[8 * 128], dst[8 * 128];
+	struct lfp_ring *r = ring_struct();
+	size_t c, cap, size, i, j, k;
+	unsigned seq = 0;
+
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		cap = caps[c];
+		size = ring_memsize(cap, esz);
+		mem = aligned_alloc(64, (size + 64 + 63) & ~(size_t)63);
+		cr_assert_not_null(mem);
+		memset(mem + size, 0xA5, 64);
+		cr_assert_eq(ring_init(r, mem, cap, esz), 0);
+		for (i = 0; i < 200; i++) {
+			k = i % cap + 1;
+			for (j = 0; j < k; j++)
+				pattern(src + j * esz, esz, seq + (unsigned)j);
+			memset(dst, 0, sizeof(dst));
+			cr_assert_eq(enq(r, src, k), k);
+			cr_assert_eq(deq(r, dst, 8), k);
+			cr_assert_arr_eq(dst, src, k * esz, "%zu-byte entries, "
+			                 "capacity %zu, round %zu", esz, cap, i);
+			seq += (unsigned)k;
+		}
+		for (i = 0; i < 64; i++)
+			cr_assert_eq(mem[size + i], 0xA5, "%zu-byte entries, "
+			             "capacity %zu: byte %zu past the ring's "
+			             "memory written", esz, cap, i);
+		lfp_ring_destroy(r);
+		free(mem);
+	}
+	free(r);
+}
+
+#define TYPED_BURSTS(T) \
+	typed_bursts_in_and_out(sizeof(struct T), enq_##T, deq_##T)
+
+Test(ring, typed_bursts_of_line_sized_entries_round_trip_inside_memory)
+{
+	TYPED_BURSTS(ev56);
+	TYPED_BURSTS(ev64);
+	TYPED_BURSTS(ev128);
+}
+
 Test(ring, caller_memory_is_used_and_not_freed)
 {
 	struct lfp_ring *r = ring_struct();
