@@ -19,8 +19,10 @@
  * ring so that a slot can be refilled while a peek copies it; bursts
  * (partial at both ends); all of them mixed, on an 8-slot ring; 1 producer
  * + 1 consumer; then the modes: a single producer with 4 consumers, 4
- * producers with a single consumer, and the index ring (mixed calls, and
- * peeks on a 4-slot ring).  Runs under ThreadSanitizer too (fewer entries).
+ * producers with a single consumer, and the index ring (mixed calls,
+ * peeks on a 4-slot ring, and a producer whose bursts are typed calls of
+ * SLOT-byte entries, which copy each entry in on its own).  Runs under
+ * ThreadSanitizer too (fewer entries).
  */
 #include <lfpoll/ring.h>
 
@@ -43,7 +45,14 @@ struct hdr {
 };
 _Static_assert(sizeof(struct hdr) == HDR, "struct hdr is not HDR bytes");
 
-enum mode { SINGLE, PEEK, BURST, MIXED };
+/* TYPED (producers): bursts of SLOT-byte entries through the typed calls,
+ * whose entry size is a compile-time constant. */
+enum mode { SINGLE, PEEK, BURST, MIXED, TYPED };
+
+struct slot_entry {
+	unsigned char b[SLOT];
+};
+LFP_RING_PROTOTYPE(slot, struct slot_entry)
 
 struct phase {
 	const char *name;
@@ -179,20 +188,26 @@ static void produce_one(struct phase *ph, unsigned p, uint32_t seq,
 	CHECK(ret == 0, "%s: producer %u: enqueue = %d", ph->name, p, ret);
 }
 
-/* k entries of one length, enqueued in order however the ring splits them. */
+/* k entries of one length, enqueued in order however the ring splits them;
+ * typed: SLOT bytes each, through lfp_ring_enqueue_burst_slot. */
 static void produce_burst(struct phase *ph, unsigned p, uint32_t seq,
-                          size_t k, uint64_t *rng)
+                          size_t k, int typed, uint64_t *rng)
 {
 	unsigned char buf[MAXBURST * SLOT];
-	size_t plen = stress_rand(rng) % (MAXPAY + 1), len = HDR + plen;
-	size_t i, done = 0, n;
+	size_t plen = typed ? MAXPAY : stress_rand(rng) % (MAXPAY + 1);
+	size_t len = HDR + plen, i, done = 0, n;
 	unsigned spins = 0;
 
 	for (i = 0; i < k; i++)
 		make_entry(buf + i * len, p, seq + (uint32_t)i, plen);
 	while (done < k) {
-		n = lfp_ring_enqueue_burst(ph->ring, buf + done * len, len,
-		                           k - done);
+		if (typed)
+			n = lfp_ring_enqueue_burst_slot(ph->ring,
+				(const struct slot_entry *)(const void *)
+				(buf + done * len), k - done);
+		else
+			n = lfp_ring_enqueue_burst(ph->ring, buf + done * len,
+			                           len, k - done);
 		CHECK(n <= k - done, "%s: producer %u: burst of %zu enqueued %zu",
 		      ph->name, p, k - done, n);
 		if (n == 0) {
@@ -217,14 +232,15 @@ static void *producer(void *arg)
 
 	pthread_barrier_wait(&ph->start);
 	while (seq < ph->per_producer) {
-		int burst = ph->prod_mode == BURST ||
+		int burst = ph->prod_mode == BURST || ph->prod_mode == TYPED ||
 		            (ph->prod_mode == MIXED && stress_rand(&rng) % 2);
 
 		if (burst) {
 			k = 1 + stress_rand(&rng) % MAXBURST;
 			if (k > ph->per_producer - seq)
 				k = ph->per_producer - seq;
-			produce_burst(ph, w->id, seq, k, &rng);
+			produce_burst(ph, w->id, seq, k,
+			              ph->prod_mode == TYPED, &rng);
 			seq += (uint32_t)k;
 		} else {
 			produce_one(ph, w->id, seq++, &rng);
@@ -486,6 +502,9 @@ int main(void)
 		{ .name = "index ring, peeks", .capacity = 4, .nprod = 1, .ncons = 1,
 		  .flags = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER,
 		  .prod_mode = SINGLE, .cons_mode = PEEK },
+		{ .name = "index ring, typed bursts", .capacity = 8, .nprod = 1,
+		  .ncons = 1, .flags = LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER,
+		  .prod_mode = TYPED, .cons_mode = MIXED },
 	};
 	static const uint64_t per[][2] = { /* normal, TSan */
 		{ 450000, 80000 },
@@ -497,6 +516,7 @@ int main(void)
 		{ 200000, 40000 },
 		{ 600000, 100000 },
 		{ 400000, 60000 },
+		{ 600000, 100000 },
 	};
 	struct totals tot = { 0, 0, 0, 0 };
 	uint64_t t0 = stress_now_ns();
@@ -511,7 +531,8 @@ int main(void)
 		run_phase(&phases[i], &tot);
 	}
 	printf("stress_ring: PASS %zu phases (4x4 single/peek/burst/mixed, 1x1; "
-	       "single producer 1x4, single consumer 4x1, index ring 1x1), "
+	       "single producer 1x4, single consumer 4x1, index ring 1x1: "
+	       "mixed, peeks, typed bursts), "
 	       "%llu entries exactly once and in order, %llu stale consumes, "
 	       "%llu short buffers, %llu partial bursts, %.1f s%s%s\n",
 	       sizeof(phases) / sizeof(phases[0]),
