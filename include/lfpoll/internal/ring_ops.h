@@ -486,17 +486,17 @@ LFP_INLINE int lfp__ring_ready(const struct lfp_ring *r)
  * rather than with one memcpy a run: entries of a size known at compile
  * time, from just over half a line to two lines, where each copy is a few
  * vector moves.  Measured in SP/SC bursts of 56-, 64- and 128-byte entries:
- * faster across CPUs, a little slower in one thread (7 instructions an
- * entry more); of 8 bytes, mixed, so small entries keep the one call
- * (docs/design.md 1.1, "Burst copies").
+ * faster across CPUs, level in one thread (4 instructions an entry more);
+ * of 8 bytes, mixed, so small entries keep the one call (docs/design.md
+ * 1.1, "Burst copies").
  */
 #define LFP__IDX_COPY_EACH(len)                                                \
 	(LFP__CONSTANT(len) && (len) > 32 && (len) <= 128)
 
 /* An index ring's burst copy in: k entries of len_each bytes from s into
- * the positions from first: one at a time (LFP__IDX_COPY_EACH), or in one
- * or two copies (the run may wrap) when the entries are packed as the ring
- * packs them. */
+ * the positions from first, which may wrap: one at a time
+ * (LFP__IDX_COPY_EACH), or in one or two copies when the entries are
+ * packed as the ring packs them. */
 LFP_FORCE_INLINE void lfp__idx_put_run(struct lfp_ring *r,
                                        const struct lfp__ring_geo *g,
                                        uint64_t first, const unsigned char *s,
@@ -505,9 +505,15 @@ LFP_FORCE_INLINE void lfp__idx_put_run(struct lfp_ring *r,
 	size_t i, at = (size_t)(first & g->mask), run;
 
 	if (len_each == g->stride && LFP__IDX_COPY_EACH(len_each)) {
-		for (i = 0; i < k; i++)
-			memcpy(g->data + (size_t)((first + i) & g->mask) * len_each,
-			       s + i * len_each, len_each);
+		unsigned char *d = g->data + at * len_each;
+
+		run = (size_t)g->mask + 1 - at;
+		if (run > k)
+			run = k;
+		for (i = 0; i < run; i++, d += len_each, s += len_each)
+			memcpy(d, s, len_each);
+		for (d = g->data; i < k; i++, d += len_each, s += len_each)
+			memcpy(d, s, len_each);
 	} else if (len_each == g->stride) {
 		run = (size_t)g->mask + 1 - at;
 		if (run > k)
