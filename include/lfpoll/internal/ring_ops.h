@@ -504,23 +504,23 @@ LFP_FORCE_INLINE void lfp__idx_put_run(struct lfp_ring *r,
 {
 	size_t i, at = (size_t)(first & g->mask), run;
 
-	if (len_each == g->stride && LFP__IDX_COPY_EACH(len_each)) {
+	if (len_each == g->stride) {
 		unsigned char *d = g->data + at * len_each;
 
 		run = (size_t)g->mask + 1 - at;
 		if (run > k)
 			run = k;
-		for (i = 0; i < run; i++, d += len_each, s += len_each)
-			memcpy(d, s, len_each);
-		for (d = g->data; i < k; i++, d += len_each, s += len_each)
-			memcpy(d, s, len_each);
-	} else if (len_each == g->stride) {
-		run = (size_t)g->mask + 1 - at;
-		if (run > k)
-			run = k;
-		memcpy(g->data + at * len_each, s, run * len_each);
-		if (k > run)
-			memcpy(g->data, s + run * len_each, (k - run) * len_each);
+		if (LFP__IDX_COPY_EACH(len_each)) {
+			for (i = 0; i < run; i++, d += len_each, s += len_each)
+				memcpy(d, s, len_each);
+			for (d = g->data; i < k; i++, d += len_each, s += len_each)
+				memcpy(d, s, len_each);
+		} else {
+			memcpy(d, s, run * len_each);
+			if (k > run)
+				memcpy(g->data, s + run * len_each,
+				       (k - run) * len_each);
+		}
 	} else if (len_each) {
 		for (i = 0; i < k; i++)
 			memcpy(lfp__ring_data(g, first + i), s + i * len_each, len_each);
