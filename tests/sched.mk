@@ -33,7 +33,7 @@ SCHED_DEFECTS ?= A B D1 C E F G G2 G3 G4 I I2 I3 J J2 J3 L S S2 X K T O O3 Q
 SCHED_TIMEOUT ?= 300
 # program:defect pairs; docs/reliability.md ("Stress and torture programs")
 # says what each pair shows.
-STRESS_DEFECTS ?= ring:L cq:F cq:X cq:R eq:X eq:R eq_wake_window:N poll_membership:M \
+STRESS_DEFECTS ?= ring:L ring:m cq:F cq:X cq:R eq:X eq:R eq_wake_window:N poll_membership:M \
                   verbs:P verbs_chan:P verbs_cancel:U verbs_async_sread:U verbs_share:Y \
                   verbs_async:Z \
                   sets:R soak:A soak:L wake_barrier:P2 link_barrier:I4 \

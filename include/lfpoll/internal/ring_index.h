@@ -40,12 +40,27 @@ LFP_FORCE_INLINE void lfp__idx_note_meta(struct lfp_ring *r, uint64_t pos,
 	}
 }
 
-/* Store the metadata of the entry at pos, and keep the record. */
+/*
+ * Store the metadata of the entry at pos, and keep the record.  A word that
+ * already holds meta (an earlier lap's entry of the same kind) is only
+ * read: a store would take the word's line from the consumer, which reads
+ * it for every single entry (lfp__idx_claim_cons), and bring it back at the
+ * consumer's next read, a line crossing per entry that a bare index ring
+ * does not make (docs/design.md 1.1, "The metadata words").  Plain
+ * accesses: this producer is the word's only writer, and I2/I3 order its
+ * stores before the consumer's reads as they order the payload's.
+ */
 LFP_FORCE_INLINE void lfp__idx_set_meta(struct lfp_ring *r,
                                         const struct lfp__ring_geo *g,
                                         uint64_t pos, uint32_t meta)
 {
-	g->meta[pos & g->mask] = meta;
+	uint32_t *w = &g->meta[pos & g->mask];
+
+	/* Test builds: "m" tests the record instead of the word, and leaves
+	 * an earlier lap's metadata under a run of equal entries. */
+	if (LFP__BROKEN("m") ? meta != lfp__ld_rlx_u32(&r->last_meta)
+	                     : *w != meta)
+		*w = meta;
 	lfp__idx_note_meta(r, pos, meta);
 }
 
