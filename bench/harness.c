@@ -265,10 +265,12 @@ int bench_mt_run(struct bench_mt *m, struct bench_round *r,
 	r->ns = bench_threads(n, mt_worker_main, args, cpus);
 	r->items = 0;
 	r->retries = 0;
+	r->full_retries = 0;
 	for (i = 0; i < m->np; i++) {
 		r->items += m->produced[i];
-		r->retries += m->prod_retries[i];
+		r->full_retries += m->prod_retries[i];
 	}
+	r->retries = r->full_retries;
 	for (i = 0; i < m->nc; i++)
 		r->retries += m->seen[i].retries;
 	return 0;
@@ -423,7 +425,7 @@ struct impl_res {
 	char reason[MSG_LEN];
 	int n;                 /* rounds measured */
 	double nspi[MAX_ROUNDS];
-	uint64_t items, retries;
+	uint64_t items, retries, full_retries;
 	double median, min, max;
 };
 
@@ -488,6 +490,7 @@ static int one_round(const struct bench_case *c, const struct bench_impl *im,
 		s->nspi[s->n++] = (double)r.ns / (double)r.items;
 		s->items += r.items;
 		s->retries += r.retries;
+		s->full_retries += r.full_retries;
 	}
 	return 0;
 }
@@ -575,6 +578,11 @@ static void record(const struct bench_case *c, const struct bench_impl *im,
 		json_num(f, "max_mitems_per_s", 1e3 / s->min);
 		json_num(f, "retries_per_item",
 		         (double)s->retries / (double)s->items);
+		json_num(f, "full_retries_per_item",
+		         (double)s->full_retries / (double)s->items);
+		json_num(f, "empty_retries_per_item",
+		         (double)(s->retries - s->full_retries) /
+		         (double)s->items);
 		json_num(f, "ratio", ratio);
 		fprintf(f, ",\"ns_per_item\":[");
 		for (i = 0; i < s->n; i++)

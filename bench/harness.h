@@ -93,8 +93,10 @@ struct bench_round {
 	uint64_t items;
 	uint64_t ns;
 	/* Out, optional: failed attempts (queue full or empty), for the
-	 * record's retries_per_item. */
+	 * record's retries_per_item; of those, the producers' (queue full),
+	 * for full_retries_per_item (empty_retries_per_item: the rest). */
 	uint64_t retries;
+	uint64_t full_retries;
 };
 
 /* Run one round; return 0, or the value of bench_fail() on a failed check. */
@@ -346,7 +348,8 @@ struct bench_mt {
  * (modulo the CPUs: 1P1C on two CPUs, 2P2C one of each per CPU; or where
  * m->cpus says), prod and
  * cons called with their struct bench_mt_worker.  Fills r->ns, r->items (all
- * produced) and r->retries (everyone's).  Returns 0.
+ * produced), r->retries (everyone's) and r->full_retries (the producers').
+ * Returns 0.
  */
 int bench_mt_run(struct bench_mt *m, struct bench_round *r,
                  void *(*prod)(void *), void *(*cons)(void *));
