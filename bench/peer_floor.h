@@ -260,8 +260,10 @@ FLOOR_SINGLES(fi)
 /*
  * floor_copy: a ring's copies and nothing else, for the one-thread cases
  * (no other thread may touch it: head and tail are plain fields).  A burst
- * is one memcpy in and one out per run that does not wrap, as DPDK's and
- * lfpoll's SP/SC rings copy; a single event one memcpy of its size.  Full
+ * is one memcpy in and one out per run that does not wrap, as DPDK's SP/SC
+ * ring copies and lfpoll's copies out (its copy in of 33- to 128-byte
+ * entries goes entry by entry, which ran level with this in one thread:
+ * docs/design.md 1.1); a single event one memcpy of its size.  Full
  * and empty are kept; nothing else is.  No ring that copies its events can
  * be faster in these shapes, so a target this floor misses too is out of
  * reach of any such ring on the machine at hand.
