@@ -41,7 +41,11 @@
  *   min(n, avail); copy k slots; tail = tail + k (I4).
  *
  * Lengths (I5): entry 3 is two units long, the others one; each entry's
- * length is stored in lm[] before head moves.  The producer keeps the last
+ * length is stored in lm[] before head moves (the code leaves a word that
+ * already holds the length alone, lfp__idx_set_meta: in this model, where
+ * every access is sequentially consistent, a store of the value a variable
+ * already holds changes no state, so the two are the same).  The producer
+ * keeps the last
  * length it stored and where that run began (len_change); the consumer
  * copies len_change with head (change_seen).  Each consumer call asks for
  * entries of cap 1 or 2 units (either, nondeterministically): when the
