@@ -4,8 +4,11 @@
 #                          programs as static 32-bit x86 programs (the i686
 #                          cross compiler) and run them, under qemu-i386
 #                          where the kernel cannot; skipped, with a line
-#                          saying why, off x86 or without either
-#   make ilp32-clean       remove build-ilp32/
+#                          saying why, off x86 or without either; then
+#                          check-ilp32-armv7
+#   make check-ilp32-armv7 the same programs for ARMv7 (below), under
+#                          qemu-arm where the kernel cannot run them
+#   make ilp32-clean       remove build-ilp32/ and build-armv7/
 #
 # Pointers and size_t are 4 bytes there, so the CQ formats' sizes are
 # multiples of 4, not of 8, 64-bit atomics are two-word operations, and a
@@ -23,6 +26,20 @@
 # are plain programs.  The cross compiler, not gcc -m32: Debian's
 # gcc-multilib cannot be installed beside the aarch64 cross compiler that
 # check-arm64 needs.
+#
+# Then the same programs for ARMv7 (armhf, arm-linux-gnueabihf-gcc): a
+# 32-bit target that is also weakly ordered, where a 64-bit atomic is an
+# exclusive-pair loop.  They use the compiler's atomics only: the host's
+# Concurrency Kit headers describe x86-64, and a Concurrency Kit build for
+# ARMv7 would need a machine description of its own, as check-arm64 has
+# (not built here).  Each object must hold dmb barriers, or the build is
+# not ordered for the target, and the programs run under qemu-arm.  The
+# emulated CPU orders memory as the x86 host does, so what this shows is
+# that 4-byte pointers and a 32-bit size_t with the ARMv7 atomics keep
+# every entry and every wake-up, not the weak orderings themselves (those
+# are the spin models' and check-arm64's object-code check).  Needs the
+# cross compiler, its libc and qemu-user, which ilp32-deps installs; on a
+# host without them and without a package manager, skipped with a line.
 
 I32_CC     ?= i686-linux-gnu-gcc
 I32_B      := build-ilp32
@@ -35,16 +52,28 @@ I32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) -I$(I32_B)/ck
 I32_PROGS  += $(I32_B)/stress_ring_ck
 I32_BROKEN := $(I32_B)/stress_ring_ck_w
 
-.PHONY: check-ilp32 ilp32-deps ilp32-clean
+A32_CC      ?= arm-linux-gnueabihf-gcc
+A32_OBJDUMP ?= arm-linux-gnueabihf-objdump
+A32_QEMU    ?= qemu-arm
+A32_B       := build-armv7
+A32_PROGS   := $(addprefix $(A32_B)/,$(notdir $(basename $(I32_SRCS))))
+.SECONDARY: $(addsuffix .o,$(A32_PROGS))
+
+.PHONY: check-ilp32 check-ilp32-armv7 ilp32-deps ilp32-clean
 
 ilp32-deps:
-	@case "$$(uname -m)" in x86_64|i?86) ;; *) exit 0 ;; esac; \
-	missing=; \
-	[ -f $(CK_INCLUDEDIR)/ck_pr.h ] || missing=libck-dev; \
-	command -v $(I32_CC) >/dev/null 2>&1 || missing="gcc-i686-linux-gnu"; \
+	@missing=; \
+	command -v $(A32_CC) >/dev/null 2>&1 || missing="gcc-arm-linux-gnueabihf"; \
+	{ command -v $(A32_CC) >/dev/null 2>&1 && \
+	  [ "$$($(A32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
+		missing="$$missing libc6-dev-armhf-cross"; \
+	command -v $(A32_QEMU) >/dev/null 2>&1 || missing="$$missing qemu-user"; \
+	case "$$(uname -m)" in x86_64|i?86) \
+	[ -f $(CK_INCLUDEDIR)/ck_pr.h ] || missing="$$missing libck-dev"; \
+	command -v $(I32_CC) >/dev/null 2>&1 || missing="$$missing gcc-i686-linux-gnu"; \
 	{ command -v $(I32_CC) >/dev/null 2>&1 && \
 	  [ "$$($(I32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
-		missing="$$missing libc6-dev-i386-cross"; \
+		missing="$$missing libc6-dev-i386-cross" ;; esac; \
 	[ -z "$$missing" ] || $(ENSURE) $$missing
 
 $(I32_B)/%: tests/ilp32/%.c $(HEADERS) $(INTERNAL)
@@ -104,6 +133,48 @@ check-ilp32: ilp32-deps
 	for p in $$broken; do \
 		LFP_STRESS=long sh tests/run-broken-one 300 $$p W "CHECK(.*) failed: " || exit 1; \
 	done
+	@$(MAKE) --no-print-directory check-ilp32-armv7
+
+# Compiled to objects first, so that the dmb looked for is in the
+# program's and lfpoll's code, not in the static libc.
+$(A32_B)/%.o: tests/ilp32/%.c $(HEADERS) $(INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call say,ARMCC,$@)
+	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
+
+$(A32_B)/stress_%.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,ARMCC,$@)
+	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
+
+$(A32_B)/%: $(A32_B)/%.o
+	$(call say,ARMLD,$@)
+	$(Q)n=$$($(A32_OBJDUMP) -d $< | grep -c '[[:space:]]dmb[[:space:]]'); \
+		[ "$$n" -gt 0 ] || { echo "error: $< has no dmb" >&2; exit 1; }
+	$(Q)$(A32_CC) $< -o $@ -pthread -static
+
+check-ilp32-armv7: ilp32-deps
+	@if ! command -v $(A32_CC) >/dev/null 2>&1 || \
+	    [ "$$($(A32_CC) -print-file-name=libc.a)" = libc.a ]; then \
+		echo "check-ilp32: ARMv7: skipped: no $(A32_CC) with its libc"; exit 0; fi; \
+	$(MAKE) --no-print-directory $(CHECK_J) $(A32_PROGS) || exit 1; \
+	printf 'int main(void) { return 0; }\n' > $(A32_B)/probe.c && \
+	$(A32_CC) $(A32_B)/probe.c -o $(A32_B)/probe -static && \
+	if $(A32_B)/probe 2>/dev/null; then \
+		progs="$(A32_PROGS)"; \
+	elif command -v $(A32_QEMU) >/dev/null 2>&1 && $(A32_QEMU) $(A32_B)/probe; then \
+		echo "check-ilp32: ARMv7 (armhf) builds, under $(A32_QEMU)"; \
+		mkdir -p $(A32_B)/qemu; progs=; \
+		for p in $(A32_PROGS); do \
+			l=$(A32_B)/qemu/$$(basename $$p); \
+			printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(A32_QEMU)' "$$(realpath $$p)" > $$l; \
+			chmod +x $$l; progs="$$progs $$l"; \
+		done; \
+	else \
+		echo "check-ilp32: ARMv7: skipped: this kernel runs no ARMv7 programs, and $(A32_QEMU) (qemu-user) is missing"; \
+		exit 0; \
+	fi; \
+	sh tests/run-tests $$progs
 
 # Built natively too, cq_formats and ring_limits run in make check beside
 # the stress programs (and under both sanitizers): each program checks
@@ -118,7 +189,7 @@ $(B)/tests/%: tests/ilp32/%.c $(wildcard tests/*.h)
 check-progs: $(B)/tests/cq_formats $(B)/tests/ring_limits
 RUN_PROGS += $(B)/tests/cq_formats $(B)/tests/ring_limits
 
-CLEAN_DIRS += $(I32_B)
+CLEAN_DIRS += $(I32_B) $(A32_B)
 
 ilp32-clean:
-	rm -rf $(I32_B)
+	rm -rf $(I32_B) $(A32_B)
