@@ -45,13 +45,12 @@
  * already holds the length alone, lfp__idx_set_meta: in this model, where
  * every access is sequentially consistent, a store of the value a variable
  * already holds changes no state, so the two are the same).  The producer
- * keeps the last
- * length it stored and where that run began (len_change); the consumer
- * copies len_change with head (change_seen).  Each consumer call asks for
- * entries of cap 1 or 2 units (either, nondeterministically): when the
- * entry at tail has length cap and change_seen <= tail, it takes k entries
- * without reading their lengths (the fast path), otherwise it reads each
- * one's and stops before one longer than cap.
+ * keeps the last length it stored and where that run began (len_change);
+ * the consumer copies len_change with head (change_seen).  Each consumer
+ * call asks for entries of cap 1 or 2 units (either, nondeterministically):
+ * when the entry at tail has length cap and change_seen <= tail, it takes
+ * k entries without reading their lengths (the fast path), otherwise it
+ * reads each one's and stops before one longer than cap.
  *
  * Memory: sequentially consistent; I1..I4 are acquire and release on a
  * weaker machine, I5's loads and stores relaxed, ordered by I2 and I3
