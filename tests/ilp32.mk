@@ -29,15 +29,20 @@
 #
 # Then the same programs for ARMv7 (armhf, arm-linux-gnueabihf-gcc): a
 # 32-bit target that is also weakly ordered, where a 64-bit atomic is an
-# exclusive-pair loop.  They use the compiler's atomics only: the host's
-# Concurrency Kit headers describe x86-64, and a Concurrency Kit build for
-# ARMv7 would need a machine description of its own, as check-arm64 has
-# (not built here).  Each object must hold dmb barriers, or the build is
-# not ordered for the target, and the programs run under qemu-arm.  The
+# exclusive-pair loop.  They use the compiler's atomics, and the ring
+# program is built a second time on Concurrency Kit (stress_ring_ck): the
+# host's headers, but for ck_md.h, whose x86-64 description (CK_MD_TSO)
+# does not fit the target; the build includes tests/armv7/ck_md.h (the
+# relaxed model) first instead, and its guard keeps the other out.
+# lfpoll's own orderings do not depend on it: off x86 its ck_pr layer
+# fences with ck_pr's strict fences, which every description makes dmb
+# (internal/atomic.h).  Each object must hold dmb barriers, or the build
+# is not ordered for the target, and the programs run under qemu-arm.  The
 # emulated CPU orders memory as the x86 host does, so what this shows is
-# that 4-byte pointers and a 32-bit size_t with the ARMv7 atomics keep
-# every entry and every wake-up, not the weak orderings themselves (those
-# are the spin models' and check-arm64's object-code check).  Needs the
+# that 4-byte pointers and a 32-bit size_t with the ARMv7 atomics of both
+# layers keep every entry and every wake-up, not the weak orderings
+# themselves (those are the spin models' and check-arm64's object-code
+# check).  Needs the
 # cross compiler, its libc and qemu-user, which ilp32-deps installs; on a
 # host without them and without a package manager, skipped with a line.
 
@@ -56,7 +61,11 @@ A32_CC      ?= arm-linux-gnueabihf-gcc
 A32_OBJDUMP ?= arm-linux-gnueabihf-objdump
 A32_QEMU    ?= qemu-arm
 A32_B       := build-armv7
-A32_PROGS   := $(addprefix $(A32_B)/,$(notdir $(basename $(I32_SRCS))))
+A32_CK      := $(A32_B)/ck
+A32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) \
+                 -include tests/armv7/ck_md.h -I$(A32_CK)
+A32_PROGS   := $(addprefix $(A32_B)/,$(notdir $(basename $(I32_SRCS)))) \
+               $(A32_B)/stress_ring_ck
 .SECONDARY: $(addsuffix .o,$(A32_PROGS))
 
 .PHONY: check-ilp32 check-ilp32-armv7 ilp32-deps ilp32-clean
@@ -68,8 +77,8 @@ ilp32-deps:
 	  [ "$$($(A32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
 		missing="$$missing libc6-dev-armhf-cross"; \
 	command -v $(A32_QEMU) >/dev/null 2>&1 || missing="$$missing qemu-user"; \
-	case "$$(uname -m)" in x86_64|i?86) \
 	[ -f $(CK_INCLUDEDIR)/ck_pr.h ] || missing="$$missing libck-dev"; \
+	case "$$(uname -m)" in x86_64|i?86) \
 	command -v $(I32_CC) >/dev/null 2>&1 || missing="$$missing gcc-i686-linux-gnu"; \
 	{ command -v $(I32_CC) >/dev/null 2>&1 && \
 	  [ "$$($(I32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
@@ -146,6 +155,17 @@ $(A32_B)/stress_%.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.
 	@mkdir -p $(dir $@)
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
+
+# Links to every Concurrency Kit header but ck_md.h (tests/armv7 has it).
+$(A32_CK)/.stamp: tests/ilp32.mk
+	$(call ck_links,$(A32_CK),ck_md.h)
+	$(Q)touch $@
+
+$(A32_B)/stress_%_ck.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) \
+                        tests/armv7/ck_md.h $(A32_CK)/.stamp
+	@mkdir -p $(dir $@)
+	$(call say,ARMCC,$@)
+	$(Q)$(A32_CC) $(A32_CK_CFLAGS) -c $< -o $@
 
 $(A32_B)/%: $(A32_B)/%.o
 	$(call say,ARMLD,$@)
