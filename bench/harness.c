@@ -264,7 +264,6 @@ int bench_mt_run(struct bench_mt *m, struct bench_round *r,
 		args[i] = &m->w[i];
 	r->ns = bench_threads(n, mt_worker_main, args, cpus);
 	r->items = 0;
-	r->retries = 0;
 	r->full_retries = 0;
 	for (i = 0; i < m->np; i++) {
 		r->items += m->produced[i];
