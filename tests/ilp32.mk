@@ -32,8 +32,9 @@
 # exclusive-pair loop.  They use the compiler's atomics, and the ring
 # program is built a second time on Concurrency Kit (stress_ring_ck): the
 # host's headers, but for ck_md.h, whose x86-64 description (CK_MD_TSO)
-# does not fit the target; the build includes tests/armv7/ck_md.h (the
-# relaxed model) first instead, and its guard keeps the other out.
+# does not fit the target; the build includes tests/arm64/ck_md.h (the
+# relaxed model, check-arm64's, which describes ARMv7 as well) first
+# instead, and its guard keeps the other out.
 # lfpoll's own orderings do not depend on it: off x86 its ck_pr layer
 # fences with ck_pr's strict fences, which every description makes dmb
 # (internal/atomic.h).  Each object must hold dmb barriers, or the build
@@ -63,7 +64,7 @@ A32_QEMU    ?= qemu-arm
 A32_B       := build-armv7
 A32_CK      := $(A32_B)/ck
 A32_CK_CFLAGS := $(filter-out -DLFP_ATOMIC_BUILTINS,$(I32_CFLAGS)) \
-                 -include tests/armv7/ck_md.h -I$(A32_CK)
+                 -include tests/arm64/ck_md.h -I$(A32_CK)
 A32_PROGS   := $(addprefix $(A32_B)/,$(notdir $(basename $(I32_SRCS)))) \
                $(A32_B)/stress_ring_ck
 .SECONDARY: $(addsuffix .o,$(A32_PROGS))
@@ -156,13 +157,13 @@ $(A32_B)/stress_%.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
 
-# Links to every Concurrency Kit header but ck_md.h (tests/armv7 has it).
+# Links to every Concurrency Kit header but ck_md.h (tests/arm64 has it).
 $(A32_CK)/.stamp: tests/ilp32.mk
 	$(call ck_links,$(A32_CK),ck_md.h)
 	$(Q)touch $@
 
 $(A32_B)/stress_%_ck.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) \
-                        tests/armv7/ck_md.h $(A32_CK)/.stamp
+                        tests/arm64/ck_md.h $(A32_CK)/.stamp
 	@mkdir -p $(dir $@)
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(A32_CK_CFLAGS) -c $< -o $@
