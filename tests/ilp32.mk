@@ -110,7 +110,8 @@ $(I32_B)/stress_%_ck_w: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests
 	$(Q)$(I32_CC) $(I32_CK_CFLAGS) -DLFP_TEST_BROKEN_W $< -o $@ -static
 
 # Where the kernel runs no 32-bit programs, each runs under qemu-i386
-# (Debian qemu-user), through a launcher of its own as check-arm64's: user
+# (Debian qemu-user), through a launcher of its own as check-arm64's
+# (tests/cross-launchers, for this leg and the ARMv7 one below): user
 # emulation keeps the 32-bit size_t and pointers, which is what these
 # checks are about.  Without either, a program cannot even start and says
 # nothing about lfpoll: skipped, with the reason.
@@ -120,24 +121,14 @@ check-ilp32: ilp32-deps
 	@case "$$(uname -m)" in x86_64|i?86) ;; \
 	*) echo "check-ilp32: skipped: not an x86 host"; exit 0 ;; esac; \
 	$(MAKE) --no-print-directory $(CHECK_J) $(I32_PROGS) $(I32_BROKEN) || exit 1; \
-	printf 'int main(void) { return 0; }\n' > $(I32_B)/probe.c && \
-	$(I32_CC) $(I32_B)/probe.c -o $(I32_B)/probe -static && \
-	if $(I32_B)/probe 2>/dev/null; then \
-		progs="$(I32_PROGS)"; broken="$(I32_BROKEN)"; \
-	elif command -v $(I32_QEMU) >/dev/null 2>&1 && $(I32_QEMU) $(I32_B)/probe; then \
-		echo "check-ilp32: this kernel runs no 32-bit programs: under $(I32_QEMU)"; \
-		mkdir -p $(I32_B)/qemu; progs=; broken=; \
-		for p in $(I32_PROGS) $(I32_BROKEN); do \
-			l=$(I32_B)/qemu/$$(basename $$p); \
-			printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(I32_QEMU)' "$$(realpath $$p)" > $$l; \
-			chmod +x $$l; \
-			case " $(I32_BROKEN) " in *" $$p "*) broken="$$broken $$l" ;; \
-			*) progs="$$progs $$l" ;; esac; \
-		done; \
-	else \
-		echo "check-ilp32: skipped: this kernel runs no 32-bit programs, and $(I32_QEMU) (qemu-user) is missing"; \
-		exit 0; \
-	fi; \
+	progs=$$(sh tests/cross-launchers $(I32_CC) $(I32_QEMU) $(I32_B) $(I32_PROGS)); \
+	case $$? in 0) ;; \
+	2) echo "check-ilp32: this kernel runs no 32-bit programs: under $(I32_QEMU)" ;; \
+	3) echo "check-ilp32: skipped: this kernel runs no 32-bit programs, and $(I32_QEMU) (qemu-user) is missing"; \
+	   exit 0 ;; \
+	*) exit 1 ;; esac; \
+	broken=$$(sh tests/cross-launchers $(I32_CC) $(I32_QEMU) $(I32_B) $(I32_BROKEN)); \
+	case $$? in 0|2) ;; *) exit 1 ;; esac; \
 	sh tests/run-tests $$progs || exit 1; \
 	echo "check-ilp32: the broken build must fail (64-bit words split, W):"; \
 	for p in $$broken; do \
@@ -179,22 +170,12 @@ check-ilp32-armv7: ilp32-deps
 	    [ "$$($(A32_CC) -print-file-name=libc.a)" = libc.a ]; then \
 		echo "check-ilp32: ARMv7: skipped: no $(A32_CC) with its libc"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(CHECK_J) $(A32_PROGS) || exit 1; \
-	printf 'int main(void) { return 0; }\n' > $(A32_B)/probe.c && \
-	$(A32_CC) $(A32_B)/probe.c -o $(A32_B)/probe -static && \
-	if $(A32_B)/probe 2>/dev/null; then \
-		progs="$(A32_PROGS)"; \
-	elif command -v $(A32_QEMU) >/dev/null 2>&1 && $(A32_QEMU) $(A32_B)/probe; then \
-		echo "check-ilp32: ARMv7 (armhf) builds, under $(A32_QEMU)"; \
-		mkdir -p $(A32_B)/qemu; progs=; \
-		for p in $(A32_PROGS); do \
-			l=$(A32_B)/qemu/$$(basename $$p); \
-			printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(A32_QEMU)' "$$(realpath $$p)" > $$l; \
-			chmod +x $$l; progs="$$progs $$l"; \
-		done; \
-	else \
-		echo "check-ilp32: ARMv7: skipped: this kernel runs no ARMv7 programs, and $(A32_QEMU) (qemu-user) is missing"; \
-		exit 0; \
-	fi; \
+	progs=$$(sh tests/cross-launchers $(A32_CC) $(A32_QEMU) $(A32_B) $(A32_PROGS)); \
+	case $$? in 0) echo "check-ilp32: ARMv7 (armhf) builds" ;; \
+	2) echo "check-ilp32: ARMv7 (armhf) builds, under $(A32_QEMU)" ;; \
+	3) echo "check-ilp32: ARMv7: skipped: this kernel runs no ARMv7 programs, and $(A32_QEMU) (qemu-user) is missing"; \
+	   exit 0 ;; \
+	*) exit 1 ;; esac; \
 	sh tests/run-tests $$progs
 
 # Built natively too, cq_formats and ring_limits run in make check beside
