@@ -250,8 +250,8 @@ LFP_FORCE_INLINE void lfp__cq_copy(void *dst, const void *src, size_t n,
 	 * just built field by field wait for nothing; and a writer on
 	 * another core than the reader stores into a line the reader holds,
 	 * where each store waits in the store buffer for the line: the fewer
-	 * they are, the more writes fit in flight (docs/performance.md, "CQ
-	 * writes across cores").  Without the RMW (SP/SC), those loads wait
+	 * they are, the more writes fit in flight (docs/performance-history.md,
+	 * "CQ writes across cores").  Without the RMW (SP/SC), those loads wait
 	 * for the stores they span, and the words are faster.
 	 * The empty asm gives the branch copies of the size and pointers that
 	 * gcc knows nothing of, at no instruction: with the originals, it
