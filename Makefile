@@ -144,6 +144,10 @@ define ck_links
 		fi; \
 	done
 endef
+# $(call cross_libc,CC): a shell condition, true when the cross compiler CC
+# is installed with the static libc its programs link with.
+cross_libc = { command -v $(1) >/dev/null 2>&1 && \
+               [ "$$($(1) -print-file-name=libc.a)" != libc.a ]; }
 
 # ---------------------------------------------------------------- tests
 TEST_SRCS   := $(wildcard tests/test_*.c)

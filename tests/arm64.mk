@@ -52,9 +52,7 @@ A64_DEPS    := $(HEADERS) $(INTERNAL) tests/arm64/ck_md.h $(wildcard tests/*.h) 
 arm64-deps:
 	@missing=libck-dev; \
 	command -v $(A64_CC) >/dev/null 2>&1 || missing="$$missing gcc-aarch64-linux-gnu"; \
-	{ command -v $(A64_CC) >/dev/null 2>&1 && \
-	  [ "$$($(A64_CC) -print-file-name=libc.a)" != libc.a ]; } || \
-		missing="$$missing libc6-dev-arm64-cross"; \
+	$(call cross_libc,$(A64_CC)) || missing="$$missing libc6-dev-arm64-cross"; \
 	command -v $(A64_QEMU) >/dev/null 2>&1 || missing="$$missing qemu-user"; \
 	$(ENSURE) $$missing
 

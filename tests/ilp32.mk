@@ -74,16 +74,12 @@ A32_PROGS   := $(addprefix $(A32_B)/,$(notdir $(basename $(I32_SRCS)))) \
 ilp32-deps:
 	@missing=; \
 	command -v $(A32_CC) >/dev/null 2>&1 || missing="gcc-arm-linux-gnueabihf"; \
-	{ command -v $(A32_CC) >/dev/null 2>&1 && \
-	  [ "$$($(A32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
-		missing="$$missing libc6-dev-armhf-cross"; \
+	$(call cross_libc,$(A32_CC)) || missing="$$missing libc6-dev-armhf-cross"; \
 	command -v $(A32_QEMU) >/dev/null 2>&1 || missing="$$missing qemu-user"; \
 	[ -f $(CK_INCLUDEDIR)/ck_pr.h ] || missing="$$missing libck-dev"; \
 	case "$$(uname -m)" in x86_64|i?86) \
 	command -v $(I32_CC) >/dev/null 2>&1 || missing="$$missing gcc-i686-linux-gnu"; \
-	{ command -v $(I32_CC) >/dev/null 2>&1 && \
-	  [ "$$($(I32_CC) -print-file-name=libc.a)" != libc.a ]; } || \
-		missing="$$missing libc6-dev-i386-cross" ;; esac; \
+	$(call cross_libc,$(I32_CC)) || missing="$$missing libc6-dev-i386-cross" ;; esac; \
 	[ -z "$$missing" ] || $(ENSURE) $$missing
 
 $(I32_B)/%: tests/ilp32/%.c $(HEADERS) $(INTERNAL)
@@ -166,8 +162,7 @@ $(A32_B)/%: $(A32_B)/%.o
 	$(Q)$(A32_CC) $< -o $@ -pthread -static
 
 check-ilp32-armv7: ilp32-deps
-	@if ! command -v $(A32_CC) >/dev/null 2>&1 || \
-	    [ "$$($(A32_CC) -print-file-name=libc.a)" = libc.a ]; then \
+	@if ! $(call cross_libc,$(A32_CC)); then \
 		echo "check-ilp32: ARMv7: skipped: no $(A32_CC) with its libc"; exit 0; fi; \
 	$(MAKE) --no-print-directory $(CHECK_J) $(A32_PROGS) || exit 1; \
 	progs=$$(sh tests/cross-launchers $(A32_CC) $(A32_QEMU) $(A32_B) $(A32_PROGS)); \
