@@ -19,7 +19,8 @@
 # #errors unless the build is aarch64 with CK_MD_RMO from tests/arm64/ck_md.h
 # and the ck_pr mapping) and tests/arm64/check-dmb must find the barriers in
 # its object code: a dmb in each acquire/release function, and a dmb on both
-# sides of each RMW's ldxr/stxr loop.
+# sides of each RMW's ldxr/stxr loop.  The probe's bare build, whose
+# relaxed accesses break each of those rules once, must fail the check.
 #
 # tests/stress_verbs*.c are left out: they link libibverbs and the binding,
 # and the cross toolchain has no aarch64 libibverbs (the fake device context
@@ -67,9 +68,16 @@ $(A64_B)/probe.o: tests/arm64/probe.c $(A64_DEPS)
 	$(call say,A64CC,$@)
 	$(Q)$(A64_CC) $(A64_CFLAGS) -c $< -o $@
 
-$(A64_B)/probe.ok: $(A64_B)/probe.o tests/arm64/check-dmb
+# The probe's bare build (relaxed accesses the check must reject).
+$(A64_B)/probe_bare.o: tests/arm64/probe.c $(A64_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,A64CC,$@)
+	$(Q)$(A64_CC) $(A64_CFLAGS) -DLFP_TESTS_PROBE_BARE -c $< -o $@
+
+$(A64_B)/probe.ok: $(A64_B)/probe.o $(A64_B)/probe_bare.o tests/arm64/check-dmb
 	$(call say,DMB,$<)
 	$(Q)sh tests/arm64/check-dmb $(A64_OBJDUMP) $<
+	$(Q)sh tests/arm64/check-dmb --bare $(A64_OBJDUMP) $(A64_B)/probe_bare.o
 	$(Q)touch $@
 
 # Compiled to an object first, so that the dmb looked for is in the

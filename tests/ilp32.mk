@@ -37,8 +37,13 @@
 # instead, and its guard keeps the other out.
 # lfpoll's own orderings do not depend on it: off x86 its ck_pr layer
 # fences with ck_pr's strict fences, which every description makes dmb
-# (internal/atomic.h).  Each object must hold dmb barriers, or the build
-# is not ordered for the target, and the programs run under qemu-arm.  The
+# (internal/atomic.h).  Before any program is built, check-arm64's probe
+# (tests/arm64/probe.c) is compiled with each layer's flags and
+# tests/arm64/check-dmb must find its barriers: a dmb in each acquire
+# load, release store and fence, and on both sides of each RMW's
+# ldrex/strex loop (the compiler's seq_cst atomics, or ck_pr's bare loops
+# between lfpoll's fences); each probe's bare build must fail it.  Each
+# object must hold dmb barriers too, and the programs run under qemu-arm.  The
 # emulated CPU orders memory as the x86 host does, so what this shows is
 # that 4-byte pointers and a 32-bit size_t with the ARMv7 atomics of both
 # layers keep every entry and every wake-up, not the weak orderings
@@ -132,14 +137,35 @@ check-ilp32: ilp32-deps
 	done
 	@$(MAKE) --no-print-directory check-ilp32-armv7
 
+# The probe, with each layer's flags (builtins: the compiler's atomics;
+# ck: ck_pr's), and the bare build of each (name-bare).
+A32_PROBE_FLAGS_builtins := $(I32_CFLAGS)
+A32_PROBE_FLAGS_ck       := $(A32_CK_CFLAGS)
+A32_PROBES := $(addprefix $(A32_B)/dmb-probe/,builtins.o ck.o)
+$(A32_B)/dmb-probe/%.o: tests/arm64/probe.c $(HEADERS) $(INTERNAL) tests/arm64/ck_md.h \
+                        $(A32_CK)/.stamp
+	@mkdir -p $(dir $@)
+	$(call say,ARMCC,$@)
+	$(Q)$(A32_CC) $(A32_PROBE_FLAGS_$(patsubst %-bare,%,$*)) \
+		$(if $(filter %-bare,$*),-DLFP_TESTS_PROBE_BARE) -c $< -o $@
+
+$(A32_B)/dmb-probe.ok: $(A32_PROBES) $(A32_PROBES:.o=-bare.o) tests/arm64/check-dmb
+	$(call say,DMB,$(A32_B)/dmb-probe)
+	$(Q)for o in $(A32_PROBES); do \
+		sh tests/arm64/check-dmb $(A32_OBJDUMP) $$o || exit 1; \
+		sh tests/arm64/check-dmb --bare $(A32_OBJDUMP) $${o%.o}-bare.o || exit 1; \
+	done
+	$(Q)touch $@
+
 # Compiled to objects first, so that the dmb looked for is in the
 # program's and lfpoll's code, not in the static libc.
-$(A32_B)/%.o: tests/ilp32/%.c $(HEADERS) $(INTERNAL)
+$(A32_B)/%.o: tests/ilp32/%.c $(HEADERS) $(INTERNAL) | $(A32_B)/dmb-probe.ok
 	@mkdir -p $(dir $@)
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
 
-$(A32_B)/stress_%.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h)
+$(A32_B)/stress_%.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) \
+                    | $(A32_B)/dmb-probe.ok
 	@mkdir -p $(dir $@)
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(I32_CFLAGS) -c $< -o $@
@@ -150,7 +176,7 @@ $(A32_CK)/.stamp: tests/ilp32.mk
 	$(Q)touch $@
 
 $(A32_B)/stress_%_ck.o: tests/stress_%.c $(HEADERS) $(INTERNAL) $(wildcard tests/*.h) \
-                        tests/arm64/ck_md.h $(A32_CK)/.stamp
+                        tests/arm64/ck_md.h $(A32_CK)/.stamp | $(A32_B)/dmb-probe.ok
 	@mkdir -p $(dir $@)
 	$(call say,ARMCC,$@)
 	$(Q)$(A32_CC) $(A32_CK_CFLAGS) -c $< -o $@
