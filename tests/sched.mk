@@ -29,7 +29,7 @@
 # `make check` runs the same programs built without LFP_TEST_BROKEN, and
 # there they must pass.
 
-SCHED_DEFECTS ?= A B D1 C E F G G2 G3 G4 I I2 I3 J J2 J3 L S S2 X K T O O3 Q
+SCHED_DEFECTS ?= A B D1 C E F G G2 G3 G4 G5 I I2 I3 J J2 J3 L S S2 X K T O O3 Q
 SCHED_TIMEOUT ?= 300
 # program:defect pairs; docs/reliability.md ("Stress and torture programs")
 # says what each pair shows.

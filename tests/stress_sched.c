@@ -1384,6 +1384,88 @@ static void test_g(void)
 	       w1.ret == -LFP_EOVERRUN ? "-LFP_EOVERRUN" : "its length");
 }
 
+/*
+ * G5: a write in flight when the EQ overruns still wakes.  Its claim leaves
+ * the ring's last place unpublished, so after the overrun a read finds the
+ * EQ empty (-EAGAIN) and a sleeper goes to sleep on it (lfp_trywait may
+ * return 0 too): the overrun's own wake-up came before.  When that write
+ * finds the flag set and leaves its void entry, it must wake the wait
+ * object, or the sleeper sleeps on an EQ whose reads all say -LFP_EAVAIL.
+ */
+static void g5_one(enum lfp_wait_obj obj)
+{
+	struct lfp_eq *eq = open_eq(obj, 2, 0, 0, NULL);
+	struct lfp_fid *fid = &eq->fid;
+	struct call w1, sl;
+	uint64_t v = 0;
+	uint32_t ev;
+	ssize_t n;
+	int fd = -1, tw;
+
+	CHECK(lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0) ==
+	      (ssize_t)sizeof(v), "G5: the first write");
+	/* W1 claims the last place and parks before its overrun re-check. */
+	call_init(&w1, CALL_EQ_WRITE, "eq.write.claimed", eq);
+	w1.eq = eq;
+	w1.event = LFP_EVENT_USER;
+	w1.value = 1;
+	call_start_parked(&w1, "G5: the writer (%s)", obj_name(obj));
+	n = lfp_eq_write(eq, LFP_EVENT_USER, &v, sizeof(v), 0);
+	CHECK(n == -LFP_EOVERRUN, "G5: the write to a full EQ (%s) returned %zd",
+	      obj_name(obj), n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == (ssize_t)sizeof(v) && v == 0, "G5: the queued event (%s): %zd",
+	      obj_name(obj), n);
+	n = lfp_eq_read(eq, &ev, &v, sizeof(v), 0);
+	CHECK(n == -EAGAIN, "G5: a read with a write in flight (%s) returned "
+	      "%zd, not -EAGAIN", obj_name(obj), n);
+	/* A sleeper in sread, asleep before W1 goes on. */
+	call_init(&sl, CALL_EQ_SREAD, NULL, NULL);
+	sl.eq = eq;
+	sl.timeout = -1;
+	call_start(&sl);
+	sleep_ms(100);
+	CHECK(!atomic_load(&sl.done), "G5: lfp_eq_sread (%s) returned %zd with "
+	      "the write still in flight", obj_name(obj), sl.ret);
+	tw = -1;
+	if (obj == LFP_WAIT_FD) {
+		CHECK(lfp_control(fid, LFP_GETWAIT, &fd) == 0, "G5: LFP_GETWAIT");
+		tw = lfp_trywait(&fid, 1);
+		CHECK(tw == 0 || tw == -EAGAIN, "G5: lfp_trywait: %d", tw);
+	}
+	parker_release(&w1.park);
+	CHECK(call_wait(&w1, 10), "G5: the parked writer hung");
+	call_join(&w1);
+	CHECK(w1.ret == -LFP_EOVERRUN, "G5: the writer that found the EQ overrun "
+	      "after its claim returned %zd", w1.ret);
+	CHECK(call_wait(&sl, 5), "G5: the sleeper in lfp_eq_sread (%s) was not "
+	      "woken when the write in flight at the overrun returned",
+	      obj_name(obj));
+	call_join(&sl);
+	CHECK(sl.ret == -LFP_EAVAIL, "G5: the woken sread (%s) returned %zd",
+	      obj_name(obj), sl.ret);
+	if (tw == 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		CHECK(poll(&p, 1, 5000) == 1, "G5: lfp_trywait let the caller "
+		      "sleep on the overrun EQ's fd, and the write in flight did "
+		      "not wake it when it returned");
+	}
+	if (obj == LFP_WAIT_FD)
+		CHECK(lfp_trywait(&fid, 1) == -EAGAIN, "G5: lfp_trywait on the "
+		      "drained overrun EQ");
+	CHECK(lfp_eq_close(eq) == 0, "lfp_eq_close");
+}
+
+static void test_g5(void)
+{
+	g5_one(LFP_WAIT_FD);
+	g5_one(LFP_WAIT_MUTEX_COND);
+	printf("  G5: ok: a write in flight at the overrun wakes the sleepers "
+	       "that its unpublished place let sleep (fd and condition "
+	       "variable)\n");
+}
+
 /* ================================================================ W */
 
 #define W_ROUNDS  12
@@ -3076,6 +3158,7 @@ static const struct test tests[] = {
 	{ 'G', "G: overrun is final", test_g },
 	{ 'G', "G2: an EQ overruns only when full", test_g2 },
 	{ 'G', "G3: full is never judged from a stale tail", test_g3 },
+	{ 'G', "G5: a write in flight at the overrun wakes", test_g5 },
 	{ 'I', "I: the wake comes after the poll link's push", test_i },
 	{ 'J', "J: the error count never hides an error", test_j },
 	{ 'L', "L: a producer never takes a slot still being copied out", test_l },
@@ -3104,9 +3187,9 @@ int main(int argc, char **argv)
 		      strcmp(b, "J2") == 0 || strcmp(b, "S2") == 0 ||
 		      strcmp(b, "I2") == 0 || strcmp(b, "J3") == 0 ||
 		      strcmp(b, "G2") == 0 || strcmp(b, "G3") == 0 ||
-		      strcmp(b, "G4") == 0 ||
+		      strcmp(b, "G4") == 0 || strcmp(b, "G5") == 0 ||
 		      strcmp(b, "I3") == 0,
-		      "LFP_BROKEN=%s: one of A B D1 C E F G G2 G3 G4 I I2 I3 J J2 J3 L S S2 X K T O O3 "
+		      "LFP_BROKEN=%s: one of A B D1 C E F G G2 G3 G4 G5 I I2 I3 J J2 J3 L S S2 X K T O O3 "
 		      "Q, "
 		      "or H (under TSan)", b);
 		snprintf(broken, sizeof(broken), "%s", b);

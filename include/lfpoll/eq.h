@@ -251,7 +251,10 @@ LFP_SLOW ssize_t lfp__eq_write_void(struct lfp_eq *eq, uint64_t pos)
 	lfp__ring_publish(&eq->events, &g, pos, LFP__EQ_VOID);
 	lfp__ring_commit_prod(&eq->events, &g, pos, 1);
 	lfp__side_leave(&eq->events, 1);
-	lfp__waitable_notify(&eq->w);
+	/* A reader that found our place unpublished may have gone to sleep
+	 * after the overrun's wake-up: now it would find the EQ drained. */
+	if (!LFP__BROKEN("G5"))
+		lfp__waitable_notify(&eq->w);
 	return -LFP_EOVERRUN;
 }
 
@@ -399,7 +402,8 @@ LFP_INLINE ssize_t lfp_eq_write_err(struct lfp_eq *eq,
  * What a read that took no event returns, given why its claim took none:
  * -LFP_EAVAIL while an error is queued, -LFP_ETOOSMALL, -LFP_EAVAIL after
  * an overrun once no claimed position is still to be published (a write in
- * flight from before the overrun is still a valid event), else -EAGAIN.
+ * flight from before the overrun may still publish its event), else
+ * -EAGAIN.
  */
 LFP_SLOW ssize_t lfp__eq_read_none(struct lfp_eq *eq, int why)
 {
