@@ -751,10 +751,10 @@ LFP_INLINE int lfp__cq_sread_sleep(struct lfp_cq *cq, struct lfp__cq_wait *w,
  * the wait; -ENOSYS for NONE and SET.  A signal that came while an sread
  * was in progress is that sread's, whatever it returns (cancelled in its
  * sleep, as a timeout); one that came while none was is remembered: the
- * next sread returns -EAGAIN for it without waiting, once the completions
- * already queued are read.  An sread that starts before the one a signal
- * belongs to has returned may take it for a remembered one too (a known
- * limit: docs/design.md, section 7).
+ * next sread that finds fewer completions than its threshold returns
+ * -EAGAIN for it without waiting (those stay queued).  An sread that
+ * starts before the one a signal belongs to has returned may take it for
+ * a remembered one too (a known limit: docs/design.md, section 7).
  */
 LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
                                     lfp_addr_t *src_addr, const void *cond,
@@ -784,7 +784,7 @@ LFP_INLINE ssize_t lfp_cq_sreadfrom(struct lfp_cq *cq, void *buf, size_t count,
 		w.threshold = lfp_ring_capacity(&cq->entries);
 	/* Acquire: pairs with the RMW in lfp_cq_signal (a count only).  A
 	 * signal nobody returned for yet is remembered: it ends this call
-	 * once the completions already queued are read. */
+	 * unless the completions already queued meet the threshold. */
 	w.signals = lfp__ld_acq_u64(&cq->signals);
 	remembered = w.signals != lfp__ld_rlx_u64(&cq->signals_seen) &&
 	             !LFP__BROKEN("E");
