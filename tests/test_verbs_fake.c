@@ -935,7 +935,13 @@ Test(fake_inject, device_gone_delivers_what_is_queued_then_eio_everywhere)
 	cr_assert_eq(pthread_join(t, &ret), 0);
 	cr_assert_eq((intptr_t)ret, EIO, "a blocked reader wakes with EIO");
 
-	/* Queued records first, then EIO, as the disassociated kernel does. */
+	/* Queued records first, then EIO, as the disassociated kernel does;
+	 * poll says POLLIN while records are queued, POLLERR after. */
+	pfd.fd = r.ctx->async_fd;
+	pfd.events = POLLIN;
+	cr_assert_eq(poll(&pfd, 1, 0), 1);
+	cr_assert_eq(pfd.revents, POLLIN, "records queued: POLLIN only, not %#x",
+	             (unsigned)pfd.revents);
 	cr_assert_eq(ibv_get_async_event(r.ctx, &ev), 0);
 	cr_assert_eq(ev.event_type, IBV_EVENT_PORT_ERR);
 	ibv_ack_async_event(&ev);
@@ -954,7 +960,13 @@ Test(fake_inject, device_gone_delivers_what_is_queued_then_eio_everywhere)
 	pfd.fd = r.ch->fd;
 	pfd.events = POLLIN;
 	cr_assert_eq(poll(&pfd, 1, 0), 1);
-	cr_assert(pfd.revents & POLLHUP, "the kernel says POLLERR, a pipe POLLHUP");
+	cr_assert_eq(pfd.revents, POLLERR, "drained: POLLERR, as the kernel "
+	             "says (the pipe's POLLHUP turned into it), not %#x",
+	             (unsigned)pfd.revents);
+	pfd.fd = r.ctx->async_fd;
+	cr_assert_eq(poll(&pfd, 1, 0), 1);
+	cr_assert_eq(pfd.revents, POLLERR, "the async fd, drained: %#x",
+	             (unsigned)pfd.revents);
 
 	cr_assert_eq(ibv_req_notify_cq(r.cq, 0), 0);
 	cr_assert_eq(vf_cq_push(r.cq, 1, IBV_WC_SUCCESS, 0), -ENODEV);

@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -52,6 +53,7 @@ static void vf__die(const char *what)
 
 typedef ssize_t (*vf__read_fn)(int, void *, size_t);
 typedef int (*vf__close_fn)(int);
+typedef int (*vf__poll_fn)(struct pollfd *, nfds_t, int);
 typedef struct ibv_device **(*vf__devlist_fn)(int *);
 
 /*
@@ -88,6 +90,7 @@ static void *vf__next(const char *name, const char *version)
 
 static _Atomic(vf__read_fn) vf__read_next;
 static _Atomic(vf__close_fn) vf__close_next;
+static _Atomic(vf__poll_fn) vf__poll_next;
 static _Atomic(vf__devlist_fn) vf__devlist_next;
 
 static ssize_t vf__real_read(int fd, void *buf, size_t n)
@@ -120,6 +123,29 @@ static int vf__real_close(int fd)
 	return f(fd);
 }
 
+static int vf__real_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	vf__poll_fn f = atomic_load_explicit(&vf__poll_next, memory_order_relaxed);
+
+	if (!f) {
+		void *p = vf__next("poll", NULL);
+
+		if (!p) {
+			struct timespec ts, *tp = NULL;
+
+			if (timeout >= 0) {
+				ts.tv_sec = timeout / 1000;
+				ts.tv_nsec = (long)(timeout % 1000) * 1000000L;
+				tp = &ts;
+			}
+			return (int)syscall(SYS_ppoll, fds, n, tp, NULL, 0);
+		}
+		memcpy(&f, &p, sizeof f);
+		atomic_store_explicit(&vf__poll_next, f, memory_order_relaxed);
+	}
+	return f(fds, n, timeout);
+}
+
 /*
  * Resolve before main, single-threaded: close() can run in a child between
  * fork and exec, where a first dlsym is not safe. The lazy paths above are
@@ -132,6 +158,7 @@ static void vf__resolve(void)
 	void *p;
 	vf__read_fn r;
 	vf__close_fn c;
+	vf__poll_fn q;
 	vf__devlist_fn d;
 
 	if ((p = vf__next("read", NULL))) {
@@ -141,6 +168,10 @@ static void vf__resolve(void)
 	if ((p = vf__next("close", NULL))) {
 		memcpy(&c, &p, sizeof c);
 		atomic_store_explicit(&vf__close_next, c, memory_order_relaxed);
+	}
+	if ((p = vf__next("poll", NULL))) {
+		memcpy(&q, &p, sizeof q);
+		atomic_store_explicit(&vf__poll_next, q, memory_order_relaxed);
 	}
 	if ((p = vf__next("ibv_get_device_list", "IBVERBS_1.1"))) {
 		memcpy(&d, &p, sizeof d);
@@ -403,6 +434,8 @@ struct vf__fd {
 	atomic_int kind;
 	atomic_int gone;
 	atomic_int err, count;  /* read injection; err is set before count */
+	_Atomic(vf_fd_hook_fn) hook;  /* one-shot, before the next read */
+	void *_Atomic hook_arg;         /* stored before hook */
 	atomic_ulong reads;
 	void *owner;            /* vf__chan or vf__ctx; under vf__lock */
 };
@@ -420,6 +453,7 @@ static void vf__fd_reset(struct vf__fd *f)
 	atomic_store_explicit(&f->err, 0, memory_order_relaxed);
 	atomic_store_explicit(&f->gone, 0, memory_order_relaxed);
 	atomic_store_explicit(&f->reads, 0, memory_order_relaxed);
+	atomic_store_explicit(&f->hook, NULL, memory_order_relaxed);
 }
 
 /* Under vf__lock. */
@@ -452,6 +486,17 @@ static void vf__fd_gone(int fd)
 	/* release: pairs with the acquire in vf__read_tracked (EOF seen) */
 	if (f)
 		atomic_store_explicit(&f->gone, 1, memory_order_release);
+}
+
+/* The one-shot hook of f, if set: run it, on this thread, once. */
+static void vf__hook_take(struct vf__fd *f, int fd)
+{
+	/* acquire: pairs with the release in vf_fd_hook (arg before fn) */
+	vf_fd_hook_fn fn = atomic_exchange_explicit(&f->hook, NULL,
+	                                             memory_order_acquire);
+
+	if (fn)
+		fn(fd, atomic_load_explicit(&f->hook_arg, memory_order_relaxed));
 }
 
 /* One injected error, or 0. */
@@ -597,6 +642,7 @@ ssize_t read(int fd, void *buf, size_t n)
 	if (!f)
 		return vf__real_read(fd, buf, n);
 	atomic_fetch_add_explicit(&f->reads, 1, memory_order_relaxed);
+	vf__hook_take(f, fd);
 	err = vf__inject_take(f);
 	if (err) {
 		errno = err;
@@ -608,6 +654,57 @@ ssize_t read(int fd, void *buf, size_t n)
 	    !atomic_load_explicit(&f->gone, memory_order_relaxed))
 		return vf__real_read(fd, buf, n);
 	return vf__read_tracked(fd, f, buf, n);
+}
+
+/*
+ * poll() as the kernel answers it for a channel or async fd of a device
+ * that is gone (ib_uverbs_event_poll): POLLIN while records are queued,
+ * POLLERR once none is.  The pipe whose write end vf_ctx_device_gone
+ * closed says POLLHUP instead, with POLLIN while data is left.  Every
+ * other fd, and every fd before its device is gone, as the real poll.
+ */
+static _Thread_local int vf__poll_late_ms;
+
+void vf_poll_late(int ms)
+{
+	vf__poll_late_ms = ms;
+}
+
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	nfds_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct vf__fd *f = vf__fd_at(fds[i].fd);
+
+		if (f)
+			vf__hook_take(f, fds[i].fd);
+	}
+	ret = vf__real_poll(fds, n, timeout);
+
+	if (ret > 0 && vf__poll_late_ms > 0) { /* a thread scheduled late */
+		struct timespec ts = { vf__poll_late_ms / 1000,
+		                       (long)(vf__poll_late_ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		ret = vf__real_poll(fds, n, 0);
+	}
+
+	for (i = 0; ret > 0 && i < n; i++) {
+		struct vf__fd *f = vf__fd_at(fds[i].fd);
+
+		/* Relaxed: the write end was closed after gone was stored,
+		 * so a POLLHUP seen here comes with gone set. */
+		if (!f || !(fds[i].revents & POLLHUP) ||
+		    !atomic_load_explicit(&f->gone, memory_order_relaxed))
+			continue;
+		fds[i].revents &= (short)~POLLHUP;
+		if (!(fds[i].revents & POLLIN))
+			fds[i].revents |= POLLERR;
+	}
+	return ret;
 }
 
 /* Under vf__lock. */
@@ -699,6 +796,18 @@ int vf_inject_read(int fd, int err, int count)
 	atomic_store_explicit(&f->err, err, memory_order_relaxed);
 	/* release: publishes err to the reader's acquire in vf__inject_take */
 	atomic_store_explicit(&f->count, count < 0 ? -1 : count, memory_order_release);
+	return 0;
+}
+
+int vf_fd_hook(int fd, vf_fd_hook_fn fn, void *arg)
+{
+	struct vf__fd *f = vf__fd_at(fd);
+
+	if (!f)
+		return -EBADF;
+	atomic_store_explicit(&f->hook_arg, arg, memory_order_relaxed);
+	/* release: publishes arg to vf__hook_take's acquire */
+	atomic_store_explicit(&f->hook, fn, memory_order_release);
 	return 0;
 }
 

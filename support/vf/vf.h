@@ -71,7 +71,9 @@ void vf_ctx_set_destroy_timeout(struct ibv_context *ctx, int timeout_ms);
  * "Device gone", the way the kernel shows it after a disassociate: records
  * already queued stay readable, then every read of the async fd and of every
  * channel fd of ctx fails with EIO. Waiters are woken (the pipes' write ends
- * are closed: poll reports POLLHUP where the kernel reports POLLERR). With
+ * are closed), and poll() says what the kernel says: POLLIN while records
+ * are queued, then POLLERR (the fake's poll() turns the pipe's POLLHUP
+ * into it; epoll still sees POLLHUP). With
  * fatal_event, an IBV_EVENT_DEVICE_FATAL record (element 0) is queued
  * first. Later pushes fail with -ENODEV.
  */
@@ -265,6 +267,22 @@ int vf_wq_destroy(struct ibv_wq *wq, int timeout_ms);
  * setting is dropped when fd is closed. Returns 0 or -EBADF.
  */
 int vf_inject_read(int fd, int err, int count);
+
+/*
+ * The next read or poll() of fd (through the interposed calls) first calls
+ * fn(fd, arg) on that thread, once; fn may act as another thread would at
+ * that moment.  A later call replaces a hook not yet run; fn NULL clears
+ * it.  Returns 0 or -EBADF.
+ */
+typedef void (*vf_fd_hook_fn)(int fd, void *arg);
+int vf_fd_hook(int fd, vf_fd_hook_fn fn, void *arg);
+
+/*
+ * For the calling thread: a poll() that finds an fd ready sleeps ms, then
+ * looks again without waiting and returns what that look found, as a
+ * thread scheduled late after its wake would.  0 turns it off.
+ */
+void vf_poll_late(int ms);
 
 /* Reads of fd seen by the interposer since fd was last closed. */
 unsigned long vf_fd_reads(int fd);

@@ -10,7 +10,9 @@
 #
 # Static only, on purpose: the read(), close() and ibv_get_device_list()
 # that vf.c defines must come before libc's and libibverbs' for every
-# caller, libibverbs.so's own calls included. Linked from an archive they
+# caller, libibverbs.so's own calls included.  (Its poll() serves the
+# executable's own calls only, and is not exported: libibverbs polls none
+# of the kit's fds.) Linked from an archive they
 # are the executable's own, which the dynamic linker searches first, whatever
 # the link order. As a shared library they would be searched in the order of
 # the executable's DT_NEEDED entries, and a program linked with -libverbs
