@@ -1286,6 +1286,37 @@ Test(verbs_set, device_gone_reaches_the_reader_of_a_set_member)
 	set_down(&s);
 }
 
+/*
+ * A thread that serves one member only (trywait on it, then read it) must
+ * see the loss too: the set's look may stop at another member, whose drain
+ * meets the failing channel first.
+ */
+Test(verbs_set, device_gone_reaches_a_reader_of_one_member_only)
+{
+	struct set_rig s;
+	struct ibv_wc wc[4];
+	struct lfp_fid *f;
+	int i, k, n;
+
+	set_up(&s, LFP_WAIT_FD, 0);
+	cr_assert_eq(trywait1(&s.ws->fid), 0);
+	vf_ctx_device_gone(s.ctx, 0);
+	for (k = 0; k < NSET; k++) {
+		f = &s.vcq[k]->fid;
+		n = -EAGAIN;
+		for (i = 0; i < 50 && n == -EAGAIN; i++) {
+			int ret = lfp_trywait(&f, 1);
+
+			cr_assert(ret == 0 || ret == -EAGAIN || ret == -EIO,
+			          "member %d: trywait %d", k, ret);
+			n = lfp_verbs_cq_read(s.vcq[k], wc, 4);
+		}
+		cr_assert_eq(n, -EIO, "member %d: after %d laps, read %d: the "
+		             "device loss never reached its reader", k, i, n);
+	}
+	set_down(&s);
+}
+
 /* ----------------------------------------------------------- poll set */
 
 TestSuite(verbs_poll, .init = need_fake, .timeout = 30);
@@ -1872,6 +1903,57 @@ static void *sread_thread(void *arg)
 
 	b->ret = lfp_verbs_cq_sread(b->vcq, &b->wc, 1, 10000);
 	return NULL;
+}
+
+/* sread_thread as a thread scheduled late after each wake (vf_poll_late). */
+static void *late_sread_thread(void *arg)
+{
+	vf_poll_late(200);
+	return sread_thread(arg);
+}
+
+/*
+ * CQ A asleep in sread; a completion lands on A, CQ B's trywait reads A's
+ * channel event (and credits A), the device goes.  When A's sread looks,
+ * the drained channel says POLLERR, as the kernel's does: the completion
+ * comes first, then -EIO.
+ */
+Test(verbs_share, sread_gives_a_pending_completion_before_the_device_loss)
+{
+	struct lfp_verbs_cq_attr a = { .wait_obj = LFP_WAIT_FD };
+	struct ibv_comp_channel *ch;
+	struct lfp_verbs_cq *va, *vb;
+	struct ibv_cq *ca, *cb;
+	struct ibv_context *ctx;
+	struct blocked_sread b;
+	struct ibv_wc wc;
+	pthread_t t;
+
+	ctx = vf_ctx_create();
+	ch = vf_channel_create(ctx);
+	ca = vf_cq_create(ctx, ch, NULL, 8);
+	cb = vf_cq_create(ctx, ch, NULL, 8);
+	cr_assert(ctx && ch && ca && cb);
+	cr_assert_eq(lfp_verbs_cq_open(ca, ch, &a, &va, NULL), 0);
+	cr_assert_eq(lfp_verbs_cq_open(cb, ch, &a, &vb, NULL), 0);
+	memset(&b, 0, sizeof(b));
+	b.vcq = va;
+	cr_assert_eq(pthread_create(&t, NULL, late_sread_thread, &b), 0);
+	usleep(100 * 1000); /* A asleep */
+	push(ca, 42, IBV_WC_SUCCESS, 0);
+	cr_assert_eq(trywait1(&vb->fid), 0, "B reads A's event");
+	vf_ctx_device_gone(ctx, 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(b.ret, 1, "sread returned %d with A's completion pending",
+	             b.ret);
+	cr_assert_eq(b.wc.wr_id, 42);
+	cr_assert_eq(lfp_verbs_cq_sread(va, &wc, 1, 1000), -EIO);
+	cr_assert_eq(lfp_verbs_cq_close(va), 0);
+	cr_assert_eq(lfp_verbs_cq_close(vb), 0);
+	cr_assert_eq(vf_cq_destroy(ca, 1000), 0);
+	cr_assert_eq(vf_cq_destroy(cb, 1000), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	cr_assert_eq(vf_ctx_destroy(ctx), 0);
 }
 
 Test(verbs_share, close_while_a_thread_is_inside_sread_is_ebusy)

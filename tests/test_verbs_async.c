@@ -632,6 +632,41 @@ static void *gone_later(void *arg)
 	return NULL;
 }
 
+/*
+ * An fd hook's write into the EQ: what another thread's progress (or the
+ * application) writes between an sread's look at the EQ and its own
+ * progress, which then finds the device gone with nothing to move.
+ */
+static void write_into_eq(int fd, void *arg)
+{
+	struct lfp_verbs_async_entry e;
+
+	(void)fd;
+	memset(&e, 0, sizeof(e));
+	e.type = IBV_EVENT_PORT_ACTIVE;
+	cr_assert_eq(lfp_eq_write((struct lfp_eq *)arg, LFP_VERBS_ASYNC, &e,
+	                          sizeof(e), 0), (ssize_t)sizeof(e));
+}
+
+Test(verbs_async_sread, enodev_only_once_what_another_thread_moved_is_read)
+{
+	struct lfp_verbs_async_entry e;
+	uint32_t code;
+	struct orig o;
+
+	orig_up(&o, 16, 0);
+	vf_ctx_device_gone(o.ctx, 0);
+	/* The sread finds the EQ empty; as its progress looks at the async
+	 * fd (and finds the device gone) an event lands. */
+	cr_assert_eq(vf_fd_hook(o.ctx->async_fd, write_into_eq, o.eq), 0);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 1000, 0),
+	             (ssize_t)sizeof(e), "-ENODEV with an event in the EQ");
+	cr_assert_eq(e.type, IBV_EVENT_PORT_ACTIVE);
+	cr_assert_eq(lfp_verbs_async_sread(o.va, &code, &e, sizeof(e), 1000, 0),
+	             -ENODEV);
+	orig_down(&o);
+}
+
 Test(verbs_async_sread, device_loss_gives_the_queued_events_then_enodev_and_wakes_a_sleeper)
 {
 	struct lfp_verbs_async_entry e;

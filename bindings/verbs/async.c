@@ -407,8 +407,16 @@ static ssize_t vasync_sread(struct vasync *a, struct guard *g, uint32_t *event,
 		ret = progress_locked(a);
 		if (ret > 0 || ret == -LFP_EOVERRUN)
 			continue; /* read what moved, or the overrun */
-		if (ret < 0)
-			return ret; /* -ENODEV once the EQ is empty */
+		if (ret < 0) {
+			/* -ENODEV once the EQ is empty: another thread's
+			 * progress may have moved the device's last events
+			 * (DEVICE_FATAL among them) since our read, and found
+			 * the loss itself.  Its lock, which our progress took
+			 * after it, makes its writes visible here. */
+			ssize_t last = lfp_eq_read(a->eq, event, buf, len, flags);
+
+			return last == -EAGAIN ? ret : last;
+		}
 		if (timeout == 0 || lfp_binding_expired(deadline))
 			return -EAGAIN;
 		ret = sread_arm(a);

@@ -43,6 +43,25 @@ static int poll_into_stash(struct vcq *v)
 }
 
 /*
+ * A read of v's channel failed with err; lock held.  Sticky, on v and on the
+ * channel: the reader of every CQ on it sees it once that CQ is empty, also
+ * when another CQ's drain met it (a set's look stops at the first member
+ * with work, the failing one).  Relaxed: the error is its own message.
+ */
+static void vcq_failed(struct vcq *v, int err)
+{
+	v->err = err;
+	atomic_store_explicit(&v->chan->err, err, memory_order_relaxed);
+}
+
+/* v's error, or its channel's, or 0; lock held. */
+static int vcq_err(const struct vcq *v)
+{
+	return v->err ? v->err :
+	       atomic_load_explicit(&v->chan->err, memory_order_relaxed);
+}
+
+/*
  * The trywait step after its first reads; lock held.  0 when blocking on
  * the channel is safe, -EAGAIN when completions are stashed, -errno on
  * failure.  *took is set when the drain read an event naming v.
@@ -53,7 +72,7 @@ static int vcq_step(struct vcq *v, int *took)
 
 	ret = lfp_verbs__drain_channel(v);
 	if (ret < 0) {
-		v->err = ret; /* sticky: the reader of a set member sees it too */
+		vcq_failed(v, ret);
 		return ret;
 	}
 	if (ret > 0)
@@ -96,7 +115,7 @@ static int events_step(struct vcq *v, int *took)
 	int ret = lfp_verbs__drain_channel(v);
 
 	if (ret < 0) {
-		v->err = ret;
+		vcq_failed(v, ret);
 		return ret;
 	}
 	if (ret > 0)
@@ -236,8 +255,8 @@ static int vcq_read(struct vcq *v, void *out, int n)
 		if (r > 0)
 			got += r;
 	}
-	if (!got && v->err)
-		got = v->err;
+	if (!got)
+		got = vcq_err(v);
 	/* Events other CQs credited to v are acked in batches here too, for
 	 * a CQ that is read and never waited on.  Relaxed: a hint only; the
 	 * exchange in ack_events is what pairs with the credit. */
@@ -306,8 +325,13 @@ static int vcq_sread(struct vcq *v, struct guard *g, void *out, int n, int timeo
 		ret = lfp_verbs__sleep(g, pfd, 2, lfp_binding_ms_left(deadline));
 		if (ret < 0 && ret != -EINTR)
 			return ret;
-		if (pfd[0].revents & (POLLERR | POLLNVAL))
-			return -EIO; /* the device is gone */
+		if (pfd[0].revents & (POLLERR | POLLNVAL)) {
+			/* The device is gone (the kernel's POLLERR: the
+			 * channel is closed and drained).  Completions still
+			 * in the CQ come first. */
+			ret = vcq_read(v, out, n);
+			return ret == -EAGAIN ? -EIO : ret;
+		}
 		if (ret == 0 && lfp_binding_expired(deadline))
 			return vcq_read(v, out, n);
 	}
@@ -356,8 +380,8 @@ API int lfp_verbs_cq_events_read(struct lfp_verbs_cq *vcq)
 	ret = events_step(v, &took);
 	if (v->events)
 		ret = (int)v->events;
-	else if (ret == 0)
-		ret = v->err ? v->err : -EAGAIN;
+	else if (ret == 0 && (ret = vcq_err(v)) == 0)
+		ret = -EAGAIN;
 	v->events = 0;
 	pthread_mutex_unlock(&v->lock);
 	guard_leave(&g);

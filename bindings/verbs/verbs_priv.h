@@ -33,6 +33,9 @@ struct vset {
 /* A channel in use by binding CQs; memb_lock. */
 struct vchan {
 	struct ibv_comp_channel *channel;
+	/* A read of the channel failed (the device is gone): every CQ on
+	 * it reports this once empty, whichever CQ's drain met it. */
+	atomic_int err;
 	unsigned users;            /* binding CQs registered on the channel */
 	int orig_fl;               /* fd flags before the first user, or -1 */
 	struct vset *sets;         /* the wait sets that watch the fd */
