@@ -46,7 +46,9 @@ static int poll_into_stash(struct vcq *v)
  * A read of v's channel failed with err; lock held.  Sticky, on v and on the
  * channel: the reader of every CQ on it sees it once that CQ is empty, also
  * when another CQ's drain met it (a set's look stops at the first member
- * with work, the failing one).  Relaxed: the error is its own message.
+ * with work, the failing one).  v->chan is fixed from open to close, so
+ * it is read here without memb_lock.  Relaxed: the error is its own
+ * message.
  */
 static void vcq_failed(struct vcq *v, int err)
 {
