@@ -86,6 +86,23 @@ Test(pollfd, empty_set)
 	}
 }
 
+/* A set in raw memory at less than its type's alignment is refused. */
+Test(pollfd, init_refuses_a_set_not_8_byte_aligned)
+{
+	static unsigned char raw[sizeof(struct lfp_pollfds) + 8]
+		__attribute__((aligned(64)));
+	struct lfp_pollfds *p;
+	size_t off;
+
+	cr_assert_geq(_Alignof(struct lfp_pollfds), 8);
+	for (off = 1; off < 8; off++)
+		cr_assert_eq(lfp_pollfds_init((struct lfp_pollfds *)(void *)(raw + off)),
+		             -EINVAL, "set at 8k + %zu", off);
+	p = (struct lfp_pollfds *)(void *)(raw + 8);
+	cr_assert_eq(lfp_pollfds_init(p), 0);
+	lfp_pollfds_fini(p);
+}
+
 Test(pollfd, add_mod_del_and_change_index)
 {
 	struct pollfd fds[8];

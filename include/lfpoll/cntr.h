@@ -35,12 +35,12 @@ struct lfp_cntr {
 	struct lfp_fid fid;
 	struct lfp__waitable w;
 	struct lfp_poll_link link;
-	uint64_t trywait_seen;        /* events when trywait last reported */
+	uint64_t trywait_seen LFP__ALIGN8; /* events when trywait last reported */
 	char lfp__pad0[LFP_CACHELINE_PAIR];
 	/* Written by the completion side; one line pair of their own. */
-	uint64_t value;
-	uint64_t err;
-	uint64_t events;              /* inc/incerr calls: what sets compare */
+	uint64_t value LFP__ALIGN8;
+	uint64_t err LFP__ALIGN8;
+	uint64_t events LFP__ALIGN8;  /* inc/incerr calls: what sets compare */
 	char lfp__pad1[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t)];
 	struct lfp__signal own;
 };

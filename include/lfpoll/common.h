@@ -85,6 +85,18 @@ extern "C" {
 #define LFP_CACHELINE_PAIR 128
 
 /*
+ * On a public struct that a caller may embed and that holds 64-bit words
+ * lfpoll accesses atomically: 8-byte alignment.  On 32-bit x86 a uint64_t
+ * member is only 4-byte aligned, so a ring embedded 4 bytes past an 8-byte
+ * boundary could put a position across a cache line, where a 64-bit load
+ * is not one access (a torn read) and a locked cmpxchg8b is a split lock.
+ * With the struct 8-aligned and those words at multiples of 8 within it,
+ * none crosses a line (tests/ilp32/align.c).  Elsewhere the compiler
+ * already aligns them so.
+ */
+#define LFP__ALIGN8 __attribute__((aligned(8)))
+
+/*
  * A failed system call's error as a negative errno, never 0: a failure path
  * that could return 0 lets the compiler assume success without the output
  * written ("may be used uninitialized" in correct callers at -O2).
@@ -113,7 +125,7 @@ LFP_INLINE ssize_t lfp__failed(ssize_t r)
  * binding may touch changes layout; tests/compile/abi_layout.c fails until
  * you do.
  */
-#define LFP_ABI_VERSION 8
+#define LFP_ABI_VERSION 9
 
 /* lfpoll-specific error values (libfabric's numbers). */
 #define LFP_ETOOSMALL 257 /* the caller's buffer is smaller than the entry */

@@ -106,8 +106,8 @@ struct lfp_cq {
 	const char *(*prov_strerror)(int prov_errno, const void *err_data);
 	/* lfp_cq_signal calls, and how many of them some sread has returned
 	 * for; 64-bit, so neither wraps in practice. */
-	uint64_t signals;
-	uint64_t signals_seen;
+	uint64_t signals LFP__ALIGN8;
+	uint64_t signals_seen LFP__ALIGN8;
 	struct lfp_poll_link link;
 	struct lfp__signal own;
 };

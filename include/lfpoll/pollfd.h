@@ -32,7 +32,7 @@ struct lfp_pollfds {
 	uint64_t nfds;
 	struct lfp__pollfd_arr *arr;
 	pthread_mutex_t lock;  /* writers only */
-};
+} LFP__ALIGN8;
 
 LFP_INLINE struct lfp__pollfd_arr *lfp__pollfd_arr_new(size_t cap)
 {
@@ -55,7 +55,8 @@ LFP_INLINE struct lfp__pollfd_arr *lfp__pollfd_arr_new(size_t cap)
 
 LFP_INLINE int lfp_pollfds_init(struct lfp_pollfds *set)
 {
-	if (!set)
+	/* 8-byte aligned, as its type is (LFP__ALIGN8, common.h). */
+	if (!set || ((uintptr_t)set & 7) != 0)
 		return -EINVAL;
 	memset(set, 0, sizeof(*set));
 	set->arr = lfp__pollfd_arr_new(8);

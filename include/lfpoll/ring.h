@@ -80,7 +80,7 @@ struct lfp_ring {
 	uint64_t change_seen;        /* index ring: its copy of len_change */
 	uint32_t cons_busy;          /* LFP_DEBUG: a single consumer is inside */
 	char lfp__pad2[LFP_CACHELINE_PAIR - 3 * sizeof(uint64_t) - sizeof(uint32_t)];
-};
+} LFP__ALIGN8;
 
 /*
  * The ring's geometry, loaded once per operation into locals: every atomic
@@ -264,14 +264,16 @@ LFP_INLINE void lfp__ring_setup(struct lfp_ring *r, void *mem, size_t capacity,
 /*
  * Initialise r over mem (lfp_ring_memsize_flags() bytes, 8-byte aligned;
  * 64-byte aligned for best speed) in the mode that flags name.  capacity:
- * a power of two from 2 to 2^30.
+ * a power of two from 2 to 2^30.  r must be 8-byte aligned, as its type
+ * is (LFP__ALIGN8): one placed in raw memory at less could put a position
+ * across a cache line on 32-bit targets.
  */
 LFP_INLINE int lfp_ring_init_flags(struct lfp_ring *r, void *mem, size_t capacity,
                                    size_t slot_size, uint64_t flags)
 {
 	size_t i, stride;
 
-	if (!r || !mem || ((uintptr_t)mem & 7) != 0 ||
+	if (!r || ((uintptr_t)r & 7) != 0 || !mem || ((uintptr_t)mem & 7) != 0 ||
 	    !lfp__ring_params_ok(capacity, slot_size, flags))
 		return -EINVAL;
 	lfp__ring_setup(r, mem, capacity, slot_size, flags);

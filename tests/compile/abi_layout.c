@@ -21,8 +21,10 @@
                                           "(common.h) and update tests/compile/abi_layout.c")
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(LFP_ATOMIC_BUILTINS)
-/* Version 8: on 32-bit targets the signal's stat_signals is 8-aligned (no
- * x86-64 offset moved).  Version 7: the fid holds asym (in what was its tail padding: no size
+/* Version 9: on 32-bit targets struct lfp_ring and struct lfp_pollfds are
+ * 8-aligned, and so are the objects that hold them (no x86-64 size or
+ * offset moved).  Version 8: on 32-bit targets the signal's stat_signals
+ * is 8-aligned (no x86-64 offset moved).  Version 7: the fid holds asym (in what was its tail padding: no size
  * or offset moved), and objects with it set rely on lfp_poll_add's
  * process-wide barrier, which calls built with version 6 do not make.
  * (Version 6: the index ring's sides keep the record of the last run of one
@@ -34,7 +36,7 @@
  * binding's member is a handle lfpoll allocates, no longer a struct the
  * binding embeds.  Version 4: the ring's slot words say "free" with 0, and
  * the ring has modes.) */
-#  if LFP_ABI_VERSION == 8
+#  if LFP_ABI_VERSION == 9
 LAYOUT(sizeof(struct lfp_fid) == 32);
 LAYOUT(offsetof(struct lfp_fid, asym) == 28);
 LAYOUT(offsetof(struct lfp_fid, context) == 8);

@@ -77,6 +77,44 @@ static void check_rings(void)
 		}
 }
 
+/*
+ * The complete types a caller may embed (lfp_ring(3), lfp_pollfds(3)),
+ * where the caller's struct, not lfpoll, places them: after a 60-byte
+ * member, say, which a 4-byte alignment left 60 bytes into a line.  Their
+ * 8-byte alignment, with their 64-bit words at multiples of 8, keeps every
+ * word in one line wherever they land.
+ */
+static struct { char tag[60]; struct lfp_ring r; } ring_after_60;
+static struct { char tag[60]; struct lfp_pollfds p; } pollfds_after_60;
+
+static void check_embedded(void)
+{
+	static const uint64_t modes[] = {
+		0, LFP_SINGLE_PRODUCER | LFP_SINGLE_CONSUMER
+	};
+	static unsigned char mem[16 * 256] __attribute__((aligned(64)));
+	struct lfp_pollfds *p = &pollfds_after_60.p;
+	unsigned m;
+
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		if (lfp_ring_memsize_flags(16, 64, modes[m]) > sizeof(mem) ||
+		    lfp_ring_init_flags(&ring_after_60.r, mem, 16, 64, modes[m])) {
+			printf("align: FAIL: lfp_ring_init_flags (mode %llu)\n",
+			       (unsigned long long)modes[m]);
+			exit(1);
+		}
+		ring_words(&ring_after_60.r, "a ring embedded after 60 bytes");
+	}
+	if (lfp_pollfds_init(p)) {
+		printf("align: FAIL: lfp_pollfds_init\n");
+		exit(1);
+	}
+	word_at(&p->seq, "a pollfd set embedded after 60 bytes: seq");
+	word_at(&p->change_index, "a pollfd set embedded after 60 bytes: change_index");
+	word_at(&p->nfds, "a pollfd set embedded after 60 bytes: nfds");
+	lfp_pollfds_fini(p);
+}
+
 static void check_objects(void)
 {
 	static const enum lfp_cq_format fmts[] = {
@@ -137,6 +175,7 @@ static void check_objects(void)
 int main(void)
 {
 	check_rings();
+	check_embedded();
 	check_objects();
 	printf("align: %u 64-bit atomic words (%zu-bit build), none across a "
 	       "cache line\n", checked, sizeof(void *) * 8);

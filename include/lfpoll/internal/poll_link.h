@@ -59,7 +59,7 @@ struct lfp_poll_link {
 	struct lfp_poll_link **stack;
 	struct lfp_poll_link *next;   /* on the ready stack or the poller's list */
 	struct lfp_fid *fid;
-	uint64_t seen;                /* event-like objects: events last reported */
+	uint64_t seen LFP__ALIGN8;    /* event-like objects: events last reported */
 	uint32_t queued;              /* LFP__LINK_* */
 	/* Set by classes whose work arrives with no producer to push the
 	 * link (a verbs CQ is filled by the device): lfp_poll keeps such a

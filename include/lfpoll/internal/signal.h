@@ -182,7 +182,7 @@ struct lfp__signal {
 	 * 8: on 32-bit x86 a uint64_t is 4-aligned, and this one fell 60
 	 * bytes into a line of a CQ and of a counter, where its atomic add
 	 * split across two lines (tests/ilp32/align.c). */
-	uint64_t stat_signals __attribute__((aligned(8)));
+	uint64_t stat_signals LFP__ALIGN8;
 };
 
 /* ---------------------------------------------------------------- setup */

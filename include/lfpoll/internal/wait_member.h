@@ -29,7 +29,7 @@ extern "C" {
 struct lfp__wait_member {
 	struct lfp__wait_member *next, *prev;
 	struct lfp_fid *fid;
-	uint64_t seen;                /* event-like members: events last reported */
+	uint64_t seen LFP__ALIGN8;    /* event-like members: events last reported */
 };
 
 /* What a wait set shares with its members: the member list under a lock. */
