@@ -175,6 +175,55 @@ Test(ring, empty_ring_has_nothing_to_take)
 	lfp_ring_destroy(r);
 }
 
+/*
+ * A peek that fails still writes its ticket, one that names no entry:
+ * lfp_ring_consume refuses it and takes nothing (and a caller's compiler
+ * sees the ticket written on every path: tests/compile/user_ring.c).
+ */
+#define UNWRITTEN ((uint64_t)1 << 62) /* no position these tests reach */
+
+Test(ring, a_failed_peek_leaves_a_ticket_that_consumes_nothing)
+{
+	struct lfp_ring *r = make_ring(8, 16);
+	unsigned char buf[16];
+	uint64_t t;
+	int i;
+
+	for (i = 0; i < 3; i++) { /* tail at 0, then after some laps */
+		t = UNWRITTEN;
+		cr_assert_eq(lfp_ring_peek(r, buf, sizeof(buf), &t), -EAGAIN);
+		cr_assert_neq(t, UNWRITTEN, "an empty peek left its ticket as it was");
+		cr_assert_eq(lfp_ring_consume(r, t), -ESTALE, "lap %d", i);
+		put(r, 1, 16);
+		t = UNWRITTEN;
+		cr_assert_eq(lfp_ring_peek(r, buf, 8, &t), -LFP_ETOOSMALL);
+		cr_assert_neq(t, UNWRITTEN, "a short peek left its ticket as it was");
+		cr_assert_eq(lfp_ring_consume(r, t), -ESTALE, "lap %d", i);
+		cr_assert_eq(lfp_ring_count(r), 1, "the entry stays");
+		take(r, 1, 16);
+		put(r, 2, 5);
+		take(r, 2, 5);
+	}
+	lfp_ring_destroy(r);
+}
+
+/* A ring in raw memory at less than its type's alignment is refused: on a
+ * 32-bit target its positions could cross a cache line. */
+Test(ring, init_refuses_a_ring_not_8_byte_aligned)
+{
+	static unsigned char raw[sizeof(struct lfp_ring) + 8]
+		__attribute__((aligned(64)));
+	static uint64_t mem[1024];
+	size_t off;
+
+	cr_assert_geq(_Alignof(struct lfp_ring), 8);
+	cr_assert_leq(lfp_ring_memsize(8, 16), sizeof(mem));
+	for (off = 1; off < 8; off++)
+		cr_assert_eq(ring_init((struct lfp_ring *)(void *)(raw + off), mem,
+		                       8, 16), -EINVAL, "r at 8k + %zu", off);
+	cr_assert_eq(ring_init((struct lfp_ring *)(void *)(raw + 8), mem, 8, 16), 0);
+}
+
 Test(ring, full_ring_refuses_enqueue_and_overwrites_nothing)
 {
 	struct lfp_ring *r = make_ring(8, 16);

@@ -413,10 +413,18 @@ LFP_INLINE ssize_t lfp_ring_peek(struct lfp_ring *r, void *dst, size_t cap,
                                  uint64_t *ticket)
 {
 	uint32_t meta;
+	ssize_t ret = -EINVAL;
 
-	if (!r || !ticket || (!dst && cap))
+	if (!ticket)
 		return -EINVAL;
-	return lfp__ring_peek_split(r, NULL, 0, dst, cap, ticket, &meta);
+	if (r && (dst || !cap))
+		ret = lfp__ring_peek_split(r, NULL, 0, dst, cap, ticket, &meta);
+	/* On failure a ticket that names no entry (a position consumers have
+	 * passed: lfp_ring_consume says -ESTALE), so that a caller's compiler
+	 * need not prove that it is used only after a success. */
+	if (ret < 0)
+		*ticket = r ? lfp__ld_rlx_u64(&r->tail) - 1 : 0;
+	return ret;
 }
 
 /*

@@ -621,6 +621,7 @@ LFP_FORCE_INLINE size_t lfp__ring_dequeue_burst(struct lfp_ring *r, void *dst,
 	struct lfp__claim c;
 	size_t k;
 
+	c.first = 0; /* read (for no entry) when nothing is claimed */
 	lfp__side_enter(r, 0);
 	k = lfp__ring_claim_cons(r, &g, n, len_each, &c, NULL, NULL);
 	if (g.mode == LFP__RING_INDEX) {
@@ -689,6 +690,7 @@ LFP_FORCE_INLINE size_t lfp__ring_try_dequeue_burst(struct lfp_ring *r,
 	}
 	if (LFP__UNLIKELY(g.mode != LFP__RING_MPMC))
 		return 0;
+	c.first = 0; /* read (for no entry) when nothing is claimed */
 	k = lfp__slot_try_cons(r, &g, n, len_each, &c, NULL, NULL);
 	lfp__slot_take_run(&g, c.first, d, len_each, k, c.exact);
 	return k;
