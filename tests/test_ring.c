@@ -561,6 +561,39 @@ Test(ring, stale_ticket_from_previous_lap_takes_nothing)
 	lfp_ring_destroy(r);
 }
 
+#if RING_INDEX
+/*
+ * An index ring whose positions cross 2^64 (placed there as stress_sched's
+ * ring_skip places a ring: an empty ring's positions set): a burst of
+ * 8-byte entries must stop at the 64-byte entry at position 0, whose run
+ * began after the 8-byte ones.  The run check once compared positions
+ * directly and took it, writing 64 bytes into an 8-byte stride.
+ */
+Test(ring, an_index_burst_stops_at_a_longer_entry_across_2_to_the_64)
+{
+	struct lfp_ring *r = make_ring(4, 64);
+	unsigned char e8[8], e64[64], out[2 * 8 + 64];
+	uint64_t pos = UINT64_MAX - 1;
+
+	r->head = r->tail = r->tail_seen = r->head_seen = pos;
+	r->len_change = r->change_seen = pos;
+	r->last_meta = 0;
+	memset(e8, 'a', sizeof(e8));
+	memset(e64, 'B', sizeof(e64));
+	cr_assert_eq(lfp_ring_enqueue(r, e8, 8), 0);   /* at 2^64 - 2 */
+	cr_assert_eq(lfp_ring_enqueue(r, e8, 8), 0);   /* at 2^64 - 1 */
+	cr_assert_eq(lfp_ring_enqueue(r, e64, 64), 0); /* at 0 */
+	cr_assert_eq(lfp_ring_dequeue_burst(r, out, 8, 1), 1);
+	memset(out, '.', sizeof(out));
+	cr_assert_eq(lfp_ring_dequeue_burst(r, out, 8, 2), 1,
+	             "the 64-byte entry was taken into an 8-byte stride");
+	cr_assert_eq(out[8], '.', "written past the one entry taken");
+	cr_assert_eq(lfp_ring_count(r), 1);
+	cr_assert_eq(lfp_ring_dequeue(r, out, 64), 64);
+	lfp_ring_destroy(r);
+}
+#endif
+
 Test(ring, consume_forged_ticket_is_stale_and_takes_nothing)
 {
 	struct lfp_ring *r = make_ring(4, 16);

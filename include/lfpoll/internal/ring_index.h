@@ -129,8 +129,10 @@ LFP_FORCE_INLINE int lfp__idx_one_run(struct lfp_ring *r,
                                       uint32_t *meta)
 {
 	*meta = g->meta[tail & g->mask];
+	/* "At or before" as a difference, as every position compare is: a
+	 * ring started near 2^64 (tests place one there) crosses it. */
 	return (*meta & g->len_mask) == cap &&
-	       lfp__ld_rlx_u64(&r->change_seen) <= tail;
+	       (int64_t)(tail - lfp__ld_rlx_u64(&r->change_seen)) >= 0;
 }
 
 /*
