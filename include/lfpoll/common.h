@@ -85,14 +85,13 @@ extern "C" {
 #define LFP_CACHELINE_PAIR 128
 
 /*
- * On a public struct that a caller may embed and that holds 64-bit words
- * lfpoll accesses atomically: 8-byte alignment.  On 32-bit x86 a uint64_t
- * member is only 4-byte aligned, so a ring embedded 4 bytes past an 8-byte
- * boundary could put a position across a cache line, where a 64-bit load
- * is not one access (a torn read) and a locked cmpxchg8b is a split lock.
- * With the struct 8-aligned and those words at multiples of 8 within it,
- * none crosses a line (tests/ilp32/align.c).  Elsewhere the compiler
- * already aligns them so.
+ * 8-byte alignment, on every 64-bit word lfpoll accesses atomically and on
+ * the public structs holding such words that a caller may place itself
+ * (struct lfp_ring, struct lfp_pollfds).  On 32-bit x86 a uint64_t member
+ * is only 4-byte aligned, so such a word could cross a cache line, where a
+ * 64-bit load is not one access (a torn read) and a locked cmpxchg8b is a
+ * split lock.  8-aligned, none crosses a line (tests/ilp32/align.c).
+ * Elsewhere the compiler already aligns them so.
  */
 #define LFP__ALIGN8 __attribute__((aligned(8)))
 
