@@ -43,7 +43,9 @@ void lfp_test_sched(const char *where, const void *obj);
  * threshold counts unpublished entries, "E" a signal before sread is
  * forgotten, "F" the error check runs before the event's acquire, "G" a
  * writer does not re-check the overrun after its claim, "G4" a write to an
- * LFP_EQ_BACKPRESSURE EQ waits for a reader's copy instead of -EAGAIN, "I" a producer
+ * LFP_EQ_BACKPRESSURE EQ waits for a reader's copy instead of -EAGAIN,
+ * "G5" a writer that found the EQ overrun after its claim leaves its void
+ * entry without waking the wait object, "I" a producer
  * wakes waiters before it pushes its poll link, "J" an error writer counts
  * its entry after publishing it; and "L", which guards the ring's claim
  * (docs/design.md, section 1): a burst claims all n positions once it saw
