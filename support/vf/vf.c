@@ -123,6 +123,26 @@ static int vf__real_close(int fd)
 	return f(fd);
 }
 
+/* poll by system call, for a process where the lookup found nothing. */
+static __attribute__((noinline)) int vf__sys_poll(struct pollfd *fds, nfds_t n,
+                                                 int timeout)
+{
+	struct timespec ts, *tp = NULL;
+
+	if (timeout >= 0) {
+		ts.tv_sec = timeout / 1000;
+		ts.tv_nsec = (long)(timeout % 1000) * 1000000L;
+		tp = &ts;
+	}
+	return (int)syscall(SYS_ppoll, fds, n, tp, NULL, 0);
+}
+
+/*
+ * The real poll.  It is where a thread cancelled asleep in poll() unwinds
+ * from, so neither it nor the interposer below keeps a local in memory:
+ * ASan's redzones around one would stay poisoned past the cancellation,
+ * and ASan then fails on the thread's next no-return call.
+ */
 static int vf__real_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	vf__poll_fn f = atomic_load_explicit(&vf__poll_next, memory_order_relaxed);
@@ -130,16 +150,8 @@ static int vf__real_poll(struct pollfd *fds, nfds_t n, int timeout)
 	if (!f) {
 		void *p = vf__next("poll", NULL);
 
-		if (!p) {
-			struct timespec ts, *tp = NULL;
-
-			if (timeout >= 0) {
-				ts.tv_sec = timeout / 1000;
-				ts.tv_nsec = (long)(timeout % 1000) * 1000000L;
-				tp = &ts;
-			}
-			return (int)syscall(SYS_ppoll, fds, n, tp, NULL, 0);
-		}
+		if (!p)
+			return vf__sys_poll(fds, n, timeout);
 		memcpy(&f, &p, sizeof f);
 		atomic_store_explicit(&vf__poll_next, f, memory_order_relaxed);
 	}
@@ -665,6 +677,16 @@ ssize_t read(int fd, void *buf, size_t n)
  */
 static _Thread_local int vf__poll_late_ms;
 
+/* Out of line: its timespec lives in a frame that has returned before any
+ * poll that a cancellation may unwind (vf__real_poll). */
+static __attribute__((noinline)) void vf__sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 void vf_poll_late(int ms)
 {
 	vf__poll_late_ms = ms;
@@ -684,11 +706,7 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	ret = vf__real_poll(fds, n, timeout);
 
 	if (ret > 0 && vf__poll_late_ms > 0) { /* a thread scheduled late */
-		struct timespec ts = { vf__poll_late_ms / 1000,
-		                       (long)(vf__poll_late_ms % 1000) * 1000000L };
-
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		vf__sleep_ms(vf__poll_late_ms);
 		ret = vf__real_poll(fds, n, 0);
 	}
 
