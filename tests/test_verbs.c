@@ -1891,6 +1891,40 @@ Test(verbs_share, a_failed_open_leaves_the_channel_fd_flags_as_they_were)
 	rig_down(&r);
 }
 
+/* Closes the CQ in arg while another open arms (that arm is about to fail). */
+static void hook_close_sharer(struct ibv_cq *cq, int solicited_only, void *arg)
+{
+	(void)solicited_only;
+	vf_cq_set_hooks(cq, NULL, NULL, NULL);
+	cr_assert_eq(lfp_verbs_cq_close((struct lfp_verbs_cq *)arg), 0);
+}
+
+/*
+ * An open that fails leaves the fd as it found it, also when it fails as
+ * the channel's last user: here the first CQ set O_NONBLOCK and closed
+ * while the second one armed, and that arm failed.
+ */
+Test(verbs_share, a_failed_open_that_found_o_nonblock_set_leaves_it_set)
+{
+	struct ibv_cq *c2;
+	struct lfp_verbs_cq *v2 = NULL;
+	struct rig r;
+
+	rig_up(&r, 4);
+	c2 = vf_cq_create(r.ctx, r.ch, NULL, 4);
+	cr_assert_not_null(c2);
+	cr_assert_eq(lfp_verbs_cq_open(r.cq, r.ch, &FD_ATTR, &r.vcq, NULL), 0);
+	cr_assert(fd_flags(r.ch->fd) & O_NONBLOCK, "open sets O_NONBLOCK");
+	vf_cq_set_hooks(c2, hook_close_sharer, NULL, r.vcq);
+	vf_cq_fail_next_arm(c2, EIO);
+	cr_assert_eq(lfp_verbs_cq_open(c2, r.ch, &FD_ATTR, &v2, NULL), -EIO);
+	cr_assert(fd_flags(r.ch->fd) & O_NONBLOCK, "the failed open, which found "
+	          "O_NONBLOCK set, cleared it");
+	cr_assert_eq(vf_cq_destroy(c2, 1000), 0);
+	r.vcq = NULL; /* closed by the hook */
+	rig_down(&r);
+}
+
 struct blocked_sread {
 	struct lfp_verbs_cq *vcq;
 	struct ibv_wc wc;

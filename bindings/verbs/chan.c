@@ -98,21 +98,29 @@ static int chan_get(struct vcq *v, struct vchan **spare)
 		chan_head = c;
 	}
 	v->chan = c;
-	return c->users++ == 0 ? chan_first(c) : 0;
+	if (c->users++)
+		return 0;
+	c->setter = v;
+	return chan_first(c);
 }
 
 /*
- * A user of c leaves (its CQ already unregistered, its set record put); the
- * last one restores the fd flags when failed says the user's open failed (a
- * failed open changes nothing), and frees c.  memb_lock held.
+ * User v of c leaves (its CQ already unregistered, its set record put); the
+ * last one frees c, and restores the fd flags when failed says v's open
+ * failed and v was the open that set them: a failed open leaves the fd as
+ * it found it, and one that found O_NONBLOCK set (by a sharer that has
+ * closed since) leaves it set.  memb_lock held.
  */
-static void chan_put(struct vchan *c, int failed)
+static void chan_put(struct vchan *c, const struct vcq *v, int failed)
 {
 	struct vchan **pp;
+	int restore = failed && c->setter == v;
 
+	if (c->setter == v) /* v's memory may serve a later open */
+		c->setter = NULL;
 	if (--c->users)
 		return;
-	if (failed && c->orig_fl >= 0 && !(c->orig_fl & O_NONBLOCK))
+	if (restore && c->orig_fl >= 0 && !(c->orig_fl & O_NONBLOCK))
 		(void)fcntl(c->channel->fd, F_SETFL, c->orig_fl);
 	for (pp = &chan_head; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -232,7 +240,7 @@ static void unregister_locked(struct vcq *v, int failed)
 	pthread_mutex_unlock(&v->lock);
 	if (v->vs)
 		set_put(v->chan, v->vs);
-	chan_put(v->chan, failed);
+	chan_put(v->chan, v, failed);
 }
 
 /*

@@ -38,6 +38,8 @@ struct vchan {
 	atomic_int err;
 	unsigned users;            /* binding CQs registered on the channel */
 	int orig_fl;               /* fd flags before the first user, or -1 */
+	const struct vcq *setter;  /* the open that set them (its failure
+	                            * restores them, if it is the last user) */
 	struct vset *sets;         /* the wait sets that watch the fd */
 	struct vchan *next;
 };
