@@ -48,6 +48,13 @@ static void ring_words(struct lfp_ring *r, const char *what)
 			word_at(r->words + pos * r->stride, what);
 }
 
+static void pollfds_words(struct lfp_pollfds *p, const char *what)
+{
+	word_at(&p->seq, what);
+	word_at(&p->change_index, what);
+	word_at(&p->nfds, what);
+}
+
 static void check_rings(void)
 {
 	static const uint64_t modes[] = {
@@ -109,9 +116,7 @@ static void check_embedded(void)
 		printf("align: FAIL: lfp_pollfds_init\n");
 		exit(1);
 	}
-	word_at(&p->seq, "a pollfd set embedded after 60 bytes: seq");
-	word_at(&p->change_index, "a pollfd set embedded after 60 bytes: change_index");
-	word_at(&p->nfds, "a pollfd set embedded after 60 bytes: nfds");
+	pollfds_words(p, "a pollfd set embedded after 60 bytes");
 	lfp_pollfds_fini(p);
 }
 
@@ -134,9 +139,7 @@ static void check_objects(void)
 		printf("align: FAIL: an open failed\n");
 		exit(1);
 	}
-	WORD(ws, pollfds.seq);
-	WORD(ws, pollfds.change_index);
-	WORD(ws, pollfds.nfds);
+	pollfds_words(&ws->pollfds, "ws->pollfds");
 	WORD(ws, sig.stat_signals);
 	WORD(c, value);
 	WORD(c, err);
