@@ -446,7 +446,7 @@ struct vf__fd {
 	atomic_int kind;
 	atomic_int gone;
 	atomic_int err, count;  /* read injection; err is set before count */
-	_Atomic(vf_fd_hook_fn) hook;  /* one-shot, before the next read */
+	_Atomic(vf_fd_hook_fn) hook;  /* one-shot, before the next read or poll */
 	void *_Atomic hook_arg;         /* stored before hook */
 	atomic_ulong reads;
 	void *owner;            /* vf__chan or vf__ctx; under vf__lock */
@@ -668,13 +668,7 @@ ssize_t read(int fd, void *buf, size_t n)
 	return vf__read_tracked(fd, f, buf, n);
 }
 
-/*
- * poll() as the kernel answers it for a channel or async fd of a device
- * that is gone (ib_uverbs_event_poll): POLLIN while records are queued,
- * POLLERR once none is.  The pipe whose write end vf_ctx_device_gone
- * closed says POLLHUP instead, with POLLIN while data is left.  Every
- * other fd, and every fd before its device is gone, as the real poll.
- */
+/* vf_poll_late's setting, for the calling thread. */
 static _Thread_local int vf__poll_late_ms;
 
 /* Out of line: its timespec lives in a frame that has returned before any
@@ -692,6 +686,14 @@ void vf_poll_late(int ms)
 	vf__poll_late_ms = ms;
 }
 
+/*
+ * poll() as the kernel answers it for a channel or async fd of a device
+ * that is gone (ib_uverbs_event_poll): POLLIN while records are queued,
+ * POLLERR once none is.  The pipe whose write end vf_ctx_device_gone
+ * closed says POLLHUP instead, with POLLIN while data is left.  Every
+ * other fd, and every fd before its device is gone, as the real poll.
+ * Before it, each fd's hook (vf_fd_hook); after it, vf_poll_late's look.
+ */
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	nfds_t i;
