@@ -382,20 +382,34 @@ static inline void fr_destroy(void *p, size_t esz)
 }
 
 /*
- * Claim up to n positions at *end, have of them available: the number
- * claimed, from *pos.  Relaxed throughout: nothing is published, and on
- * x86 the CAS is the same locked instruction at any order.  With one
- * thread the CAS cannot fail; if it did, nothing is claimed.
+ * Claim up to n positions at *end, from pos: the CAS first, on the
+ * position just loaded, then the room, from the other side's position
+ * (*other) loaded after it; a claim larger than the room is cut back with
+ * a plain store, which one thread may make.  Relaxed throughout: nothing
+ * is published, and on x86 the CAS is the same locked instruction at any
+ * order.  With one thread the CAS cannot fail; if it did, nothing is
+ * claimed.
+ *
+ * The room comes after the CAS because each side's CAS writes the other
+ * side's room, and on x86 loading it ahead of the next locked instruction
+ * costs several ns a side, which the rings this floor stands for do not
+ * pay (docs/bench-method.md, "Why the room comes after the CAS").
  */
-BENCH_TEMPLATE unsigned fr_claim(_Atomic uint32_t *end, uint32_t *pos,
-                                 unsigned n, uint32_t have)
+BENCH_TEMPLATE unsigned fr_claim(_Atomic uint32_t *end, uint32_t pos,
+                                 _Atomic uint32_t *other, unsigned n, int in)
 {
-	if (n > have)
-		n = have;
+	uint32_t have;
+
 	if (!n || !atomic_compare_exchange_strong_explicit(
-	            end, pos, *pos + n, memory_order_relaxed,
+	            end, &pos, pos + n, memory_order_relaxed,
 	            memory_order_relaxed))
 		return 0;
+	have = atomic_load_explicit(other, memory_order_relaxed);
+	have = in ? CAPACITY - (pos - have) : have - pos;
+	if (n > have) {
+		n = have;
+		atomic_store_explicit(end, pos + n, memory_order_relaxed);
+	}
 	return n;
 }
 
@@ -403,9 +417,8 @@ BENCH_TEMPLATE unsigned fr_enqn(void *p, const void *e, unsigned n, size_t esz)
 {
 	struct frq *q = p;
 	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
 
-	n = fr_claim(&q->head, &head, n, CAPACITY - (head - tail));
+	n = fr_claim(&q->head, head, &q->tail, n, 1);
 	if (n)
 		fc_copy(q->slots, head, (unsigned char *)e, n, esz, 1);
 	return n;
@@ -415,9 +428,8 @@ BENCH_TEMPLATE unsigned fr_deqn(void *p, void *e, unsigned n, size_t esz)
 {
 	struct frq *q = p;
 	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
 
-	n = fr_claim(&q->tail, &tail, n, head - tail);
+	n = fr_claim(&q->tail, tail, &q->head, n, 0);
 	if (n)
 		fc_copy(q->slots, tail, (unsigned char *)e, n, esz, 0);
 	return n;
