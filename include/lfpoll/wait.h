@@ -301,11 +301,15 @@ out:
 /* Remove an external fd; -ENOENT when it is not a member. */
 LFP_INLINE int lfp_wait_del_fd(struct lfp_wait *ws, int fd)
 {
+	/* EPOLL_CTL_DEL ignores the event (kernels before 2.6.9 wanted a
+	 * pointer all the same); zeroed, no uninitialised bytes reach the
+	 * kernel. */
 	struct epoll_event ev;
 	int ret;
 
 	if (!ws)
 		return -EINVAL;
+	memset(&ev, 0, sizeof(ev));
 	pthread_mutex_lock(&ws->core.lock);
 	if (fd == ws->sig.efd) {
 		ret = -ENOENT; /* the set's own eventfd is not an external fd */
