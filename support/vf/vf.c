@@ -88,38 +88,44 @@ static void *vf__next(const char *name, const char *version)
 	return p;
 }
 
-static _Atomic(vf__read_fn) vf__read_next;
-static _Atomic(vf__close_fn) vf__close_next;
-static _Atomic(vf__poll_fn) vf__poll_next;
-static _Atomic(vf__devlist_fn) vf__devlist_next;
+/* The next definitions of the calls this file defines, as vf__next found
+ * them: NULL until looked up (vf__resolve, or the first call). */
+static _Atomic(void *) vf__read_next;
+static _Atomic(void *) vf__close_next;
+static _Atomic(void *) vf__poll_next;
+static _Atomic(void *) vf__devlist_next;
+
+/* *slot, looked up and kept there the first time: NULL when there is no
+ * next definition. */
+static void *vf__next_cached(_Atomic(void *) *slot, const char *name,
+                             const char *version)
+{
+	void *p = atomic_load_explicit(slot, memory_order_relaxed);
+
+	if (!p && (p = vf__next(name, version)))
+		atomic_store_explicit(slot, p, memory_order_relaxed);
+	return p;
+}
 
 static ssize_t vf__real_read(int fd, void *buf, size_t n)
 {
-	vf__read_fn f = atomic_load_explicit(&vf__read_next, memory_order_relaxed);
+	void *p = vf__next_cached(&vf__read_next, "read", NULL);
+	vf__read_fn f;
 
-	if (!f) {
-		void *p = vf__next("read", NULL);
-
-		if (!p)
-			return syscall(SYS_read, fd, buf, n);
-		memcpy(&f, &p, sizeof f);
-		atomic_store_explicit(&vf__read_next, f, memory_order_relaxed);
-	}
+	if (!p)
+		return syscall(SYS_read, fd, buf, n);
+	memcpy(&f, &p, sizeof f);
 	return f(fd, buf, n);
 }
 
 static int vf__real_close(int fd)
 {
-	vf__close_fn f = atomic_load_explicit(&vf__close_next, memory_order_relaxed);
+	void *p = vf__next_cached(&vf__close_next, "close", NULL);
+	vf__close_fn f;
 
-	if (!f) {
-		void *p = vf__next("close", NULL);
-
-		if (!p)
-			return (int)syscall(SYS_close, fd);
-		memcpy(&f, &p, sizeof f);
-		atomic_store_explicit(&vf__close_next, f, memory_order_relaxed);
-	}
+	if (!p)
+		return (int)syscall(SYS_close, fd);
+	memcpy(&f, &p, sizeof f);
 	return f(fd);
 }
 
@@ -145,16 +151,12 @@ static __attribute__((noinline)) int vf__sys_poll(struct pollfd *fds, nfds_t n,
  */
 static int vf__real_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	vf__poll_fn f = atomic_load_explicit(&vf__poll_next, memory_order_relaxed);
+	void *p = vf__next_cached(&vf__poll_next, "poll", NULL);
+	vf__poll_fn f;
 
-	if (!f) {
-		void *p = vf__next("poll", NULL);
-
-		if (!p)
-			return vf__sys_poll(fds, n, timeout);
-		memcpy(&f, &p, sizeof f);
-		atomic_store_explicit(&vf__poll_next, f, memory_order_relaxed);
-	}
+	if (!p)
+		return vf__sys_poll(fds, n, timeout);
+	memcpy(&f, &p, sizeof f);
 	return f(fds, n, timeout);
 }
 
@@ -167,28 +169,10 @@ static void vf__resolve(void) __attribute__((constructor));
 
 static void vf__resolve(void)
 {
-	void *p;
-	vf__read_fn r;
-	vf__close_fn c;
-	vf__poll_fn q;
-	vf__devlist_fn d;
-
-	if ((p = vf__next("read", NULL))) {
-		memcpy(&r, &p, sizeof r);
-		atomic_store_explicit(&vf__read_next, r, memory_order_relaxed);
-	}
-	if ((p = vf__next("close", NULL))) {
-		memcpy(&c, &p, sizeof c);
-		atomic_store_explicit(&vf__close_next, c, memory_order_relaxed);
-	}
-	if ((p = vf__next("poll", NULL))) {
-		memcpy(&q, &p, sizeof q);
-		atomic_store_explicit(&vf__poll_next, q, memory_order_relaxed);
-	}
-	if ((p = vf__next("ibv_get_device_list", "IBVERBS_1.1"))) {
-		memcpy(&d, &p, sizeof d);
-		atomic_store_explicit(&vf__devlist_next, d, memory_order_relaxed);
-	}
+	vf__next_cached(&vf__read_next, "read", NULL);
+	vf__next_cached(&vf__close_next, "close", NULL);
+	vf__next_cached(&vf__poll_next, "poll", NULL);
+	vf__next_cached(&vf__devlist_next, "ibv_get_device_list", "IBVERBS_1.1");
 }
 
 /* Writes one whole record (records are far below PIPE_BUF: atomic). */
@@ -777,6 +761,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	int err = atomic_load_explicit(&vf__devlist_err, memory_order_relaxed);
 	vf__devlist_fn f;
+	void *p;
 
 	if (err) {
 		if (num_devices)
@@ -784,17 +769,13 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 		errno = err;
 		return NULL;
 	}
-	f = atomic_load_explicit(&vf__devlist_next, memory_order_relaxed);
-	if (!f) {
-		void *p = vf__next("ibv_get_device_list", "IBVERBS_1.1");
-
-		if (!p) {
-			errno = ENOSYS;
-			return NULL;
-		}
-		memcpy(&f, &p, sizeof f);
-		atomic_store_explicit(&vf__devlist_next, f, memory_order_relaxed);
+	p = vf__next_cached(&vf__devlist_next, "ibv_get_device_list",
+	                    "IBVERBS_1.1");
+	if (!p) {
+		errno = ENOSYS;
+		return NULL;
 	}
+	memcpy(&f, &p, sizeof f);
 	return f(num_devices);
 }
 
