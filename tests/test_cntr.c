@@ -304,6 +304,55 @@ Test(cntr, poll_does_not_report_application_add_or_set)
 	cr_assert_eq(lfp_poll_close(ps), 0);
 }
 
+/*
+ * fi_poll(3) resets a counter's change at fi_poll, fi_cntr_set and
+ * fi_cntr_add only.  An application that clears or bumps its error count
+ * must not hide a completion that came before: the poll set still
+ * reports it, and a wait set still wakes for it.
+ */
+Test(cntr, error_changes_hide_no_earlier_completion)
+{
+	struct lfp_cntr_attr a;
+	struct lfp_cntr *c, *m;
+	struct lfp_wait *ws;
+	struct lfp_poll *ps;
+	struct lfp_fid *wf;
+	void *out[4];
+
+	c = open_cntr(LFP_WAIT_FD, (void *)0xc6);
+	cr_assert_eq(lfp_poll_open(NULL, &ps), 0);
+	cr_assert_eq(lfp_poll_add(ps, &c->fid, 0), 0);
+
+	cr_assert_eq(lfp_cntr_inc(c, 1), 0);
+	cr_assert_eq(lfp_cntr_adderr(c, 1), 0);
+	cr_assert_eq(lfp_poll(ps, out, 4), 1, "inc then adderr: the inc was hidden");
+	cr_assert_eq(out[0], (void *)0xc6);
+	cr_assert_eq(lfp_cntr_incerr(c, 1), 0);
+	cr_assert_eq(lfp_cntr_seterr(c, 0), 0);
+	cr_assert_eq(lfp_poll(ps, out, 4), 1, "incerr then seterr: the incerr was hidden");
+	cr_assert_eq(lfp_poll(ps, out, 4), 0, "each completion is reported once");
+	cr_assert_eq(lfp_cntr_adderr(c, 2), 0);
+	cr_assert_eq(lfp_poll(ps, out, 4), 0, "adderr alone is no event");
+
+	/* A wait set's member: the set's waiter must not sleep through it. */
+	cr_assert_eq(lfp_wait_open(NULL, &ws), 0);
+	wf = &ws->fid;
+	a = (struct lfp_cntr_attr){ .wait_obj = LFP_WAIT_SET, .wait_set = ws };
+	cr_assert_eq(lfp_cntr_open(&a, &m, (void *)0xc7), 0);
+	cr_assert_eq(lfp_trywait(&wf, 1), 0);
+	cr_assert_eq(lfp_cntr_inc(m, 1), 0);
+	cr_assert_eq(lfp_cntr_seterr(m, 5), 0);
+	cr_assert_eq(lfp_trywait(&wf, 1), -EAGAIN,
+	             "inc then seterr: the set would sleep with the inc pending");
+	cr_assert_eq(lfp_trywait(&wf, 1), 0, "the inc was reported once");
+
+	cr_assert_eq(lfp_cntr_close(m), 0);
+	cr_assert_eq(lfp_wait_close(ws), 0);
+	cr_assert_eq(lfp_poll_del(ps, &c->fid, 0), 0);
+	cr_assert_eq(lfp_cntr_close(c), 0);
+	cr_assert_eq(lfp_poll_close(ps), 0);
+}
+
 Test(cntr, poll_consumes_change_only_when_returned)
 {
 	struct lfp_cntr *c = open_cntr(LFP_WAIT_NONE, (void *)0xc3);

@@ -182,9 +182,12 @@ LFP_INLINE int lfp_cntr_incerr(struct lfp_cntr *c, uint64_t v)
 }
 
 /*
- * Application side: after changing a value, mark every event so far as seen
- * by the poll set and the wait set (fi_poll(3)'s reset), and wake
- * lfp_cntr_wait.
+ * Application side: change a value and wake lfp_cntr_wait.  No change of
+ * the application's is an event.  add and set also mark every event so
+ * far as seen by the poll set and the wait set: the reset fi_poll(3)
+ * describes, which names fi_cntr_add and fi_cntr_set only.  The error
+ * forms leave that tracking alone, so that an application clearing its
+ * error count never hides a completion that came before.
  */
 LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c, int err, int set, uint64_t v)
 {
@@ -197,9 +200,11 @@ LFP_INLINE int lfp__cntr_app(struct lfp_cntr *c, int err, int set, uint64_t v)
 		(void)lfp__xchg_u64(field, v);
 	else
 		(void)lfp__faa_u64(field, v);
-	ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
-	lfp__st_rlx_u64(&c->link.seen, ev);
-	lfp__st_rlx_u64(&c->w.member.seen, ev);
+	if (!err) {
+		ev = lfp__ld_acq_u64(&c->events); /* as lfp__cntr_events */
+		lfp__st_rlx_u64(&c->link.seen, ev);
+		lfp__st_rlx_u64(&c->w.member.seen, ev);
+	}
 	lfp__waitable_notify(&c->w);
 	return 0;
 }
