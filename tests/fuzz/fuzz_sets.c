@@ -20,8 +20,8 @@
  * What lfp_poll must report, single-threaded and so exactly: a member CQ
  * iff it holds a completion or an error; a member counter iff
  * lfp_cntr_inc/incerr was called since the latest of its open, the
- * application's last add/set/adderr/seterr, and the last time a poll set
- * returned its context (lfp_poll(3)).  Each call returns min(count, ready)
+ * application's last add/set (not adderr/seterr, which leave it alone), and
+ * the last time a poll set returned its context (lfp_poll(3)).  Each call returns min(count, ready)
  * distinct contexts of ready members (so members that did not fit come in a
  * later call with room), members that did not fit in one call come before
  * any other in the next call on that set, and a counter's change is
@@ -395,9 +395,9 @@ static void op_cntr_change(struct fin *f, uint8_t op)
 	case 0: got = lfp_cntr_inc(m->c, v); m->value += v; m->events++; break;
 	case 1: got = lfp_cntr_incerr(m->c, v); m->err += v; m->events++; break;
 	case 2: got = lfp_cntr_add(m->c, v); m->value += v; m->seen = m->events; break;
-	case 3: got = lfp_cntr_adderr(m->c, v); m->err += v; m->seen = m->events; break;
+	case 3: got = lfp_cntr_adderr(m->c, v); m->err += v; break;
 	case 4: got = lfp_cntr_set(m->c, v); m->value = v; m->seen = m->events; break;
-	default: got = lfp_cntr_seterr(m->c, v); m->err = v; m->seen = m->events; break;
+	default: got = lfp_cntr_seterr(m->c, v); m->err = v; break;
 	}
 	(void)op;
 	TRACE("cntr%d %s %llu -> %d", (int)(m - CN),
