@@ -1954,40 +1954,32 @@ static void *late_sread_thread(void *arg)
  */
 Test(verbs_share, sread_gives_a_pending_completion_before_the_device_loss)
 {
-	struct lfp_verbs_cq_attr a = { .wait_obj = LFP_WAIT_FD };
-	struct ibv_comp_channel *ch;
-	struct lfp_verbs_cq *va, *vb;
-	struct ibv_cq *ca, *cb;
-	struct ibv_context *ctx;
+	struct lfp_verbs_cq *vb;
 	struct blocked_sread b;
 	struct ibv_wc wc;
+	struct ibv_cq *cb;
+	struct rig a;
 	pthread_t t;
 
-	ctx = vf_ctx_create();
-	ch = vf_channel_create(ctx);
-	ca = vf_cq_create(ctx, ch, NULL, 8);
-	cb = vf_cq_create(ctx, ch, NULL, 8);
-	cr_assert(ctx && ch && ca && cb);
-	cr_assert_eq(lfp_verbs_cq_open(ca, ch, &a, &va, NULL), 0);
-	cr_assert_eq(lfp_verbs_cq_open(cb, ch, &a, &vb, NULL), 0);
+	rig_open(&a, 8, NULL);
+	cb = vf_cq_create(a.ctx, a.ch, NULL, 8);
+	cr_assert_not_null(cb);
+	cr_assert_eq(lfp_verbs_cq_open(cb, a.ch, &FD_ATTR, &vb, NULL), 0);
 	memset(&b, 0, sizeof(b));
-	b.vcq = va;
+	b.vcq = a.vcq;
 	cr_assert_eq(pthread_create(&t, NULL, late_sread_thread, &b), 0);
 	usleep(100 * 1000); /* A asleep */
-	push(ca, 42, IBV_WC_SUCCESS, 0);
+	push(a.cq, 42, IBV_WC_SUCCESS, 0);
 	cr_assert_eq(trywait1(&vb->fid), 0, "B reads A's event");
-	vf_ctx_device_gone(ctx, 0);
+	vf_ctx_device_gone(a.ctx, 0);
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_assert_eq(b.ret, 1, "sread returned %d with A's completion pending",
 	             b.ret);
 	cr_assert_eq(b.wc.wr_id, 42);
-	cr_assert_eq(lfp_verbs_cq_sread(va, &wc, 1, 1000), -EIO);
-	cr_assert_eq(lfp_verbs_cq_close(va), 0);
+	cr_assert_eq(lfp_verbs_cq_sread(a.vcq, &wc, 1, 1000), -EIO);
 	cr_assert_eq(lfp_verbs_cq_close(vb), 0);
-	cr_assert(vf_cq_destroy(ca, 1000) == 0 && vf_cq_destroy(cb, 1000) == 0,
-	          "an event left unacked");
-	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
-	finish(ctx);
+	cr_assert_eq(vf_cq_destroy(cb, 1000), 0, "an event left unacked");
+	rig_down(&a);
 }
 
 Test(verbs_share, close_while_a_thread_is_inside_sread_is_ebusy)
